@@ -1,0 +1,127 @@
+//! `aibo-motion check`: limit and speed violations of a motion against a robot profile.
+
+use super::{deg, json_text, load_motion, print_stdout, seconds, Outcome};
+use crate::check::{check, Violation};
+use crate::profile::Profile;
+use anyhow::Result;
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// Report every keyframe value outside a joint's limits and every segment faster than
+/// the joint can move. Exit status 1 when anything is reported, 0 when clean.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  aibo-motion check dance.mtn\n  \
+                        aibo-motion check dance.mtn --profile ERS-7 --json\n\n\
+                        Speeds are the angle change over a segment's duration, (n + 1) × 16 ms.")]
+pub struct Args {
+    /// The MTN motion to check.
+    pub file: PathBuf,
+    /// ERS-210, ERS-220, ERS-7, a design label, or a profile .toml file. Default: the
+    /// model of the motion's design label.
+    #[arg(long, value_name = "MODEL|FILE.toml")]
+    pub profile: Option<String>,
+    /// One JSON object on stdout instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> Result<Outcome> {
+    let decoded = load_motion(&args.file)?;
+    let motion = decoded.motion;
+    let profile = match &args.profile {
+        Some(arg) => Profile::resolve(arg)?,
+        None => Profile::for_design_label(&motion.design_label).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: design label {:?} has no built-in profile; name one with --profile",
+                args.file.display(),
+                motion.design_label
+            )
+        })?,
+    };
+    let report = check(&motion, &profile);
+    super::log_warnings(&report.warnings);
+    let mut warnings = decoded.warnings;
+    warnings.extend(report.warnings.iter().cloned());
+
+    if args.json {
+        let value = json!({
+            "file": args.file.display().to_string(),
+            "profile": profile.model,
+            "design_label": profile.design_label,
+            "keyframes": motion.keyframes.len(),
+            "violations": report.violations,
+            "warnings": warnings,
+        });
+        print_stdout(&json_text(&value))?;
+    } else {
+        let mut t = String::new();
+        let _ = writeln!(
+            t,
+            "{}: {} keyframes checked against {}",
+            args.file.display(),
+            motion.keyframes.len(),
+            profile.title()
+        );
+        for v in &report.violations {
+            let _ = writeln!(t, "  {}", describe(v));
+        }
+        let limits = report
+            .violations
+            .iter()
+            .filter(|v| matches!(v, Violation::Limit { .. }))
+            .count();
+        let speeds = report.violations.len() - limits;
+        let _ = match report.violations.len() {
+            0 => writeln!(t, "no violations"),
+            n => writeln!(
+                t,
+                "{n} violation{} ({limits} beyond limits, {speeds} too fast)",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
+        print_stdout(&t)?;
+    }
+    Ok(if report.violations.is_empty() {
+        Outcome::Success
+    } else {
+        Outcome::Finding
+    })
+}
+
+fn describe(v: &Violation) -> String {
+    match v {
+        Violation::Limit {
+            keyframe,
+            time_ms,
+            joint,
+            value_urad,
+            limit_urad,
+            bound,
+            ..
+        } => format!(
+            "keyframe {keyframe} at {}: {joint} = {} is {} its {bound}imum {}",
+            seconds(*time_ms),
+            deg(*value_urad),
+            if *bound == "max" { "above" } else { "below" },
+            deg(*limit_urad)
+        ),
+        Violation::Speed {
+            keyframe,
+            time_ms,
+            joint,
+            from_urad,
+            to_urad,
+            duration_ms,
+            speed_rad_s,
+            limit_rad_s,
+            ..
+        } => format!(
+            "keyframe {keyframe} at {}: {joint} moves {} → {} in {} = {speed_rad_s:.2} rad/s, over its {limit_rad_s:.2} rad/s",
+            seconds(*time_ms),
+            deg(*from_urad),
+            deg(*to_urad),
+            seconds(*duration_ms)
+        ),
+    }
+}

@@ -1,0 +1,204 @@
+//! `aibo-motion info`: what a file is and what it holds.
+
+use super::{deg, detect, json_text, log_warnings, print_stdout, seconds, FileKind, Outcome};
+use crate::fsio;
+use crate::mtn::{self, Motion};
+use crate::oda::Archive;
+use crate::profile::Profile;
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// Show what a motion file or archive holds: names, model, joints, keyframes, duration.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Examples:\n  aibo-motion info dance.mtn\n  aibo-motion info MOTION7.ODA --json"
+)]
+pub struct Args {
+    /// An MTN motion or an ODA archive (told apart by content, not extension).
+    pub file: PathBuf,
+    /// One JSON object on stdout instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> Result<Outcome> {
+    let data = fsio::read_input(&args.file)?;
+    let (summary, text) = match detect(&data, &args.file)? {
+        FileKind::Mtn => {
+            let decoded = super::decode_motion(&data, &args.file)?;
+            log_warnings(&decoded.warnings);
+            mtn_info(&args.file, &decoded.motion, &decoded.warnings)
+        }
+        FileKind::Oda => {
+            let decoded = Archive::decode(&data).with_context(|| {
+                format!("{} is not a readable ODA archive", args.file.display())
+            })?;
+            let mut warnings = decoded.warnings;
+            let (summary, text) = oda_info(&args.file, &decoded.archive, &mut warnings);
+            log_warnings(&warnings);
+            (summary, text)
+        }
+    };
+    print_stdout(&if args.json { json_text(&summary) } else { text })?;
+    Ok(Outcome::Success)
+}
+
+fn mtn_info(path: &Path, m: &Motion, warnings: &[String]) -> (Value, String) {
+    let profile = Profile::for_design_label(&m.design_label);
+    let model = profile.as_ref().map(|p| p.model.clone());
+    let dense = mtn::dense_frame_count(m);
+    let joints: Vec<Value> = m
+        .locators
+        .iter()
+        .map(|loc| {
+            let name = profile
+                .as_ref()
+                .and_then(|p| p.joint_by_locator(loc))
+                .map(|j| j.name.clone());
+            json!({ "locator": loc, "name": name })
+        })
+        .collect();
+    let summary = json!({
+        "file": path.display().to_string(),
+        "format": "mtn",
+        "name": m.name,
+        "creator": m.creator,
+        "design_label": m.design_label,
+        "model": model,
+        "joints": m.locators.len(),
+        "joint_list": joints,
+        "keyframes": m.keyframes.len(),
+        "frame_ms": m.frame_ms,
+        "duration_s": m.duration_ms() as f64 / 1000.0,
+        "dense_frames": dense,
+        "warnings": warnings,
+    });
+
+    let mut t = String::new();
+    let model_text = match &profile {
+        Some(p) => format!("{} ({})", m.design_label, p.description),
+        None => format!("{} (no built-in profile)", m.design_label),
+    };
+    let _ = writeln!(t, "{}: MTN motion", path.display());
+    let _ = writeln!(t, "  name          {}", m.name);
+    let _ = writeln!(t, "  creator       {}", m.creator);
+    let _ = writeln!(t, "  design label  {model_text}");
+    let _ = writeln!(t, "  keyframes     {}", m.keyframes.len());
+    let _ = writeln!(
+        t,
+        "  duration      {} ({dense} frames of 8 ms)",
+        seconds(m.duration_ms())
+    );
+    let _ = writeln!(t, "  joints        {}", m.locators.len());
+    let first = m.keyframes.first();
+    for (i, loc) in m.locators.iter().enumerate() {
+        let joint = profile.as_ref().and_then(|p| p.joint_by_locator(loc));
+        let name = joint.map_or("?", |j| j.name.as_str());
+        let start = first
+            .and_then(|kf| kf.joints.get(i))
+            .map(|&v| deg(v))
+            .unwrap_or_default();
+        let _ = writeln!(t, "    {i:>2}  {loc:<32} {name:<10} starts at {start:>7}");
+    }
+    if let Some(kf) = first {
+        let _ = writeln!(
+            t,
+            "  body at start roll {} pitch {} yaw {}",
+            deg(kf.roll),
+            deg(kf.pitch),
+            deg(kf.yaw)
+        );
+    }
+    if !warnings.is_empty() {
+        let _ = writeln!(t, "  warnings      {}", warnings.len());
+    }
+    (summary, t)
+}
+
+pub(super) fn oda_info(
+    path: &Path,
+    archive: &Archive,
+    warnings: &mut Vec<String>,
+) -> (Value, String) {
+    let mut entries = Vec::new();
+    let mut total_ms = 0;
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "{}: ODA archive, {} entries",
+        path.display(),
+        archive.entries.len()
+    );
+    let _ = writeln!(
+        t,
+        "  {:<4}  {:<32} {:>7}  {:<10} {:>9} {:>10}",
+        "type", "entry", "bytes", "label", "keyframes", "duration"
+    );
+    for e in &archive.entries {
+        let motion = if &e.kind == mtn::MAGIC {
+            match mtn::decode(&e.data) {
+                Ok(d) => {
+                    for w in d.warnings {
+                        warnings.push(format!("entry {:?}: {w}", e.name));
+                    }
+                    Some(d.motion)
+                }
+                Err(err) => {
+                    warnings.push(format!(
+                        "entry {:?} is not a readable motion: {err}",
+                        e.name
+                    ));
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        let (label, keyframes, duration) = match &motion {
+            Some(m) => (
+                m.design_label.clone(),
+                m.keyframes.len().to_string(),
+                seconds(m.duration_ms()),
+            ),
+            None => (String::new(), String::new(), String::new()),
+        };
+        let _ = writeln!(
+            t,
+            "  {:<4}  {:<32} {:>7}  {:<10} {:>9} {:>10}",
+            e.kind_str(),
+            e.name,
+            e.data.len(),
+            label,
+            keyframes,
+            duration
+        );
+        if let Some(m) = &motion {
+            total_ms += m.duration_ms();
+            if m.name != e.name {
+                let _ = writeln!(t, "        (motion's own name: {})", m.name);
+            }
+        }
+        entries.push(json!({
+            "type": e.kind_str(),
+            "name": e.name,
+            "bytes": e.data.len(),
+            "motion": motion.as_ref().map(|m| json!({
+                "name": m.name,
+                "design_label": m.design_label,
+                "joints": m.locators.len(),
+                "keyframes": m.keyframes.len(),
+                "duration_s": m.duration_ms() as f64 / 1000.0,
+            })),
+        }));
+    }
+    let summary = json!({
+        "file": path.display().to_string(),
+        "format": "oda",
+        "entries": entries,
+        "duration_s": total_ms as f64 / 1000.0,
+        "warnings": warnings,
+    });
+    (summary, t)
+}

@@ -1,0 +1,131 @@
+//! The command line: one module per subcommand, nothing but argument handling and printing.
+
+mod build;
+mod check;
+mod dump;
+mod info;
+mod oda;
+
+use anyhow::{Context, Result};
+use clap::{ArgAction, Parser, Subcommand};
+use std::path::Path;
+
+use crate::fsio;
+use crate::mtn;
+
+/// Sony AIBO motion toolkit: read, check, dump and rebuild MTN motions and ODA archives.
+#[derive(Debug, Parser)]
+#[command(name = "aibo-motion", version, propagate_version = true)]
+#[command(
+    after_help = "Exit status: 0 success, 1 a negative finding (check found violations), \
+                        2 bad usage or unreadable input."
+)]
+pub struct Cli {
+    /// More detail on stderr (-v, -vv).
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    pub verbose: u8,
+    /// Only errors on stderr: no warnings.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Info(info::Args),
+    Dump(dump::Args),
+    Build(build::Args),
+    Check(check::Args),
+    Oda(oda::Args),
+}
+
+/// How a command that ran to the end came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Exit 0.
+    Success,
+    /// Exit 1: the command's negative finding (for `check`, violations).
+    Finding,
+}
+
+pub fn run(cli: Cli) -> Result<Outcome> {
+    match cli.command {
+        Command::Info(a) => info::run(a),
+        Command::Dump(a) => dump::run(a),
+        Command::Build(a) => build::run(a),
+        Command::Check(a) => check::run(a),
+        Command::Oda(a) => oda::run(a),
+    }
+}
+
+/// The kinds of file this build reads, told apart by their first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FileKind {
+    Mtn,
+    Oda,
+}
+
+fn detect(data: &[u8], path: &Path) -> Result<FileKind> {
+    if data.starts_with(mtn::MAGIC) {
+        Ok(FileKind::Mtn)
+    } else if data.starts_with(crate::oda::MAGIC) {
+        Ok(FileKind::Oda)
+    } else {
+        let head: String = data
+            .iter()
+            .take(4)
+            .map(|&b| {
+                if b.is_ascii_graphic() {
+                    char::from(b)
+                } else {
+                    '.'
+                }
+            })
+            .collect();
+        anyhow::bail!(
+            "{}: not a file this build reads (it starts with {head:?}; MTN files start with \
+             \"OMTN\", ODA archives with \"ODAR\")",
+            path.display()
+        )
+    }
+}
+
+/// Reads and decodes an MTN file, logging its warnings.
+fn load_motion(path: &Path) -> Result<mtn::Decoded> {
+    let data = fsio::read_input(path)?;
+    let decoded = decode_motion(&data, path)?;
+    log_warnings(&decoded.warnings);
+    Ok(decoded)
+}
+
+fn decode_motion(data: &[u8], path: &Path) -> Result<mtn::Decoded> {
+    mtn::decode(data).with_context(|| format!("{} is not a readable MTN file", path.display()))
+}
+
+fn log_warnings(warnings: &[String]) {
+    for w in warnings {
+        tracing::warn!("{w}");
+    }
+}
+
+/// JSON text of a serializable value, with a trailing newline.
+fn json_text(value: &serde_json::Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Prints to stdout, treating a closed pipe as the reader's choice.
+fn print_stdout(text: &str) -> Result<()> {
+    fsio::write_bytes(Path::new("-"), &[], text.as_bytes())?;
+    Ok(())
+}
+
+fn deg(urad: i32) -> String {
+    format!("{:.1}°", crate::units::urad_to_deg(urad))
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{:.3} s", ms as f64 / 1000.0)
+}

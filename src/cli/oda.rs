@@ -1,0 +1,189 @@
+//! `aibo-motion oda list|extract|pack`: Sony's ODA motion archives.
+
+use super::{json_text, print_stdout, Outcome};
+use crate::binary::string_to_latin1;
+use crate::fsio;
+use crate::oda::{Archive, Entry};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+
+/// List, extract or pack ODA archives (how Sony's MoNet stores motions on the Memory Stick).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub action: Action,
+}
+
+/// Entry types other than motions, which an extracted file keeps as its extension.
+const OTHER_KINDS: [&str; 5] = ["OSND", "WAVE", "MIDI", "LED", "SYN"];
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Action {
+    /// List the entries of an archive (the same as `aibo-motion info FILE.ODA`).
+    List {
+        archive: PathBuf,
+        /// One JSON object on stdout instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write entries out as files: motions as NAME.mtn, other kinds as NAME.<TYPE>.
+    #[command(
+        after_help = "Examples:\n  aibo-motion oda extract MOTION7.ODA -o motions/\n  \
+                            aibo-motion oda extract MOTION7.ODA 'a_sit#sit_so0_greet'"
+    )]
+    Extract {
+        archive: PathBuf,
+        /// Entry names to extract; all when none are given.
+        names: Vec<String>,
+        /// Folder to write into (created if missing).
+        #[arg(short, long, default_value = ".")]
+        output: PathBuf,
+        /// Replace files that already exist.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Pack files into an archive in Sony's layout (entries sorted by name).
+    #[command(
+        after_help = "Each file's entry name is its file name without the extension. \
+                            A .mtn file becomes an OMTN entry; NAME.OSND, .WAVE, .MIDI, .LED \
+                            and .SYN files keep that type.\n\nExample:\n  \
+                            aibo-motion oda pack -o MOTION7.ODA motions/*.mtn"
+    )]
+    Pack {
+        /// Files to pack.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// The archive to write.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
+pub fn run(args: Args) -> Result<Outcome> {
+    match args.action {
+        Action::List { archive, json } => {
+            let data = fsio::read_input(&archive)?;
+            let decoded = decode(&data, &archive)?;
+            let mut warnings = decoded.warnings;
+            let (summary, text) = super::info::oda_info(&archive, &decoded.archive, &mut warnings);
+            super::log_warnings(&warnings);
+            print_stdout(&if json { json_text(&summary) } else { text })?;
+        }
+        Action::Extract {
+            archive,
+            names,
+            output,
+            force,
+        } => extract(&archive, &names, &output, force)?,
+        Action::Pack { files, output } => pack(&files, &output)?,
+    }
+    Ok(Outcome::Success)
+}
+
+fn decode(data: &[u8], path: &Path) -> Result<crate::oda::Decoded> {
+    Archive::decode(data)
+        .with_context(|| format!("{} is not a readable ODA archive", path.display()))
+}
+
+fn extract(archive: &Path, names: &[String], dir: &Path, force: bool) -> Result<()> {
+    let data = fsio::read_input(archive)?;
+    let decoded = decode(&data, archive)?;
+    super::log_warnings(&decoded.warnings);
+    let entries = &decoded.archive.entries;
+    for wanted in names {
+        if !entries.iter().any(|e| &e.name == wanted) {
+            anyhow::bail!("{} has no entry named {wanted:?}", archive.display());
+        }
+    }
+    let chosen: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| names.is_empty() || names.contains(&e.name))
+        .collect();
+    // Decide every file name before writing any, so a hostile name stops the whole job.
+    let mut targets = Vec::with_capacity(chosen.len());
+    for e in &chosen {
+        let file = file_name_for(e)?;
+        let path = dir.join(&file);
+        if path.exists() && !force {
+            anyhow::bail!(
+                "{} exists; use --force to replace it (nothing was extracted)",
+                path.display()
+            );
+        }
+        targets.push(path);
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for (e, path) in chosen.iter().zip(&targets) {
+        fsio::write_bytes(path, &[archive], &e.data)?;
+        tracing::info!("wrote {} ({} bytes)", path.display(), e.data.len());
+    }
+    eprintln!("extracted {} entries into {}", targets.len(), dir.display());
+    Ok(())
+}
+
+/// The file an entry is extracted to. Names come from the archive and may be hostile:
+/// anything that could leave the folder or hide a file is refused.
+fn file_name_for(e: &Entry) -> Result<String> {
+    let safe = !e.name.is_empty()
+        && !e.name.starts_with('.')
+        && !e
+            .name
+            .chars()
+            .any(|c| c == '/' || c == '\\' || c.is_control());
+    if !safe {
+        anyhow::bail!(
+            "entry name {:?} is not a safe file name; nothing was extracted",
+            e.name
+        );
+    }
+    let ext = if &e.kind == crate::mtn::MAGIC {
+        "mtn".to_string()
+    } else {
+        e.kind_str()
+    };
+    Ok(format!("{}.{ext}", e.name))
+}
+
+fn pack(files: &[PathBuf], output: &Path) -> Result<()> {
+    let mut archive = Archive::default();
+    for path in files {
+        let data = fsio::read_input(path)?;
+        let file_name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let (stem, ext) = file_name.rsplit_once('.').unwrap_or((&file_name, ""));
+        let kind: [u8; 4] = if ext.eq_ignore_ascii_case("mtn") {
+            if let Err(e) = crate::mtn::decode(&data) {
+                anyhow::bail!("{} is not a readable MTN file: {e}", path.display());
+            }
+            *crate::mtn::MAGIC
+        } else if let Some(k) = OTHER_KINDS.iter().find(|k| k.eq_ignore_ascii_case(ext)) {
+            let mut kind = [0u8; 4];
+            let bytes = string_to_latin1(k).unwrap_or_default();
+            kind[..bytes.len()].copy_from_slice(&bytes);
+            kind
+        } else {
+            anyhow::bail!(
+                "{}: cannot tell the entry type; name motions *.mtn, other kinds *.OSND, *.WAVE, \
+                 *.MIDI, *.LED or *.SYN",
+                path.display()
+            );
+        };
+        archive.entries.push(Entry {
+            kind,
+            name: stem.to_string(),
+            data,
+        });
+    }
+    let bytes = archive.encode()?;
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    fsio::write_bytes(output, &inputs, &bytes)?;
+    eprintln!(
+        "packed {} entries into {} ({} bytes)",
+        archive.entries.len(),
+        output.display(),
+        bytes.len()
+    );
+    Ok(())
+}

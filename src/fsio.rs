@@ -1,0 +1,137 @@
+//! File input and output the way every command does it: bounded reads, `-` for the
+//! standard streams, atomic writes (temporary file in the same folder, then rename), and
+//! never overwriting one of the command's own inputs.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Largest input a command reads into memory. Real MTN files are a few KiB, Sony's ODA
+/// archives well under a MiB; anything this large is not a motion.
+pub const MAX_INPUT_BYTES: u64 = 256 * 1024 * 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum IoError {
+    #[error("cannot read {path}: {error}")]
+    Read { path: String, error: io::Error },
+    #[error("{path} is larger than {max} bytes; refusing to read it into memory")]
+    TooLarge { path: String, max: u64 },
+    #[error("cannot write {path}: {error}")]
+    Write { path: String, error: io::Error },
+    #[error("refusing to write {path}: it is one of this command's inputs")]
+    WouldOverwriteInput { path: String },
+}
+
+/// Whether a path argument means a standard stream.
+pub fn is_stdio(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Reads a whole input (`-` is standard input), at most [`MAX_INPUT_BYTES`].
+pub fn read_input(path: &Path) -> Result<Vec<u8>, IoError> {
+    let name = path.display().to_string();
+    let read_err = |error| IoError::Read {
+        path: name.clone(),
+        error,
+    };
+    let mut data = Vec::new();
+    let reader: Box<dyn Read> = if is_stdio(path) {
+        Box::new(io::stdin().lock())
+    } else {
+        Box::new(File::open(path).map_err(read_err)?)
+    };
+    reader
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut data)
+        .map_err(read_err)?;
+    if data.len() as u64 > MAX_INPUT_BYTES {
+        return Err(IoError::TooLarge {
+            path: name,
+            max: MAX_INPUT_BYTES,
+        });
+    }
+    Ok(data)
+}
+
+/// Writes `out` (`-` is standard output) through `fill`. A file is written to a temporary
+/// file beside it and renamed into place only when `fill` succeeded, so a failure leaves
+/// any earlier file intact. Refuses to replace any of `inputs`.
+pub fn write_output<F>(out: &Path, inputs: &[&Path], fill: F) -> Result<(), IoError>
+where
+    F: FnOnce(&mut dyn Write) -> io::Result<()>,
+{
+    let name = out.display().to_string();
+    let write_err = |error| IoError::Write {
+        path: name.clone(),
+        error,
+    };
+    if is_stdio(out) {
+        let stdout = io::stdout();
+        let mut w = BufWriter::new(stdout.lock());
+        return match fill(&mut w).and_then(|()| w.flush()) {
+            // A closed pipe (`| head`) is the reader's choice, not an error of ours.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            other => other.map_err(write_err),
+        };
+    }
+    if inputs.iter().any(|input| same_file(input, out)) {
+        return Err(IoError::WouldOverwriteInput { path: name });
+    }
+    let dir = match out.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let tmp = tempfile::Builder::new()
+        .prefix(".aibo-motion-")
+        .suffix(".tmp")
+        .tempfile_in(&dir)
+        .map_err(write_err)?;
+    {
+        let mut w = BufWriter::new(tmp.as_file());
+        fill(&mut w).and_then(|()| w.flush()).map_err(write_err)?;
+    }
+    tmp.as_file().sync_all().map_err(write_err)?;
+    tmp.persist(out).map_err(|e| write_err(e.error))?;
+    Ok(())
+}
+
+/// Writes bytes atomically; see [`write_output`].
+pub fn write_bytes(out: &Path, inputs: &[&Path], bytes: &[u8]) -> Result<(), IoError> {
+    write_output(out, inputs, |w| w.write_all(bytes))
+}
+
+/// Whether two paths name the same existing file (through links and `..` alike).
+fn same_file(a: &Path, b: &Path) -> bool {
+    if is_stdio(a) || is_stdio(b) {
+        return false;
+    }
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_is_atomic_and_refuses_inputs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out.bin");
+        write_bytes(&path, &[], b"first").unwrap();
+        // A failing writer leaves the earlier file untouched and no temporary behind.
+        let err = write_output(&path, &[], |w| {
+            w.write_all(b"partial")?;
+            Err(io::Error::other("boom"))
+        });
+        assert!(err.is_err());
+        assert_eq!(std::fs::read(&path).unwrap(), b"first");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+
+        let same = dir.path().join(".").join("out.bin");
+        let err = write_bytes(&path, &[&same], b"x").unwrap_err();
+        assert!(matches!(err, IoError::WouldOverwriteInput { .. }));
+        assert_eq!(std::fs::read(&path).unwrap(), b"first");
+    }
+}

@@ -1,0 +1,14 @@
+//! aibo-motion: Sony AIBO motion files and the tools around them.
+//!
+//! Data flows one way: source reader → retarget → keyframes → [`mtn::Motion`] → MTN bytes.
+//! This crate so far holds the MTN codec ([`mtn`]), ODA archives ([`oda`]), robot
+//! profiles ([`profile`]) and the limit checker ([`check`]).
+
+pub mod binary;
+pub mod check;
+pub mod cli;
+pub mod fsio;
+pub mod mtn;
+pub mod oda;
+pub mod profile;
+pub mod units;
