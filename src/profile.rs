@@ -6,6 +6,7 @@ use crate::units::{deg_to_rad, deg_to_urad};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::OnceLock;
 use toml::Spanned;
 
 /// The profiles shipped in the binary: (file name, text).
@@ -85,29 +86,36 @@ pub enum ProfileError {
 }
 
 impl Profile {
-    /// Every built-in profile.
-    pub fn builtins() -> Vec<Profile> {
-        BUILTIN
-            .iter()
-            // The embedded profiles are checked by this crate's tests, so they parse.
-            .filter_map(|(name, text)| Profile::parse(text, name).ok())
-            .collect()
+    /// Every built-in profile, parsed once per process.
+    pub fn builtins() -> &'static [Profile] {
+        static PARSED: OnceLock<Vec<Profile>> = OnceLock::new();
+        PARSED.get_or_init(|| {
+            BUILTIN
+                .iter()
+                // The embedded profiles are checked by this crate's tests, so they parse.
+                .filter_map(|(name, text)| Profile::parse(text, name).ok())
+                .collect()
+        })
     }
 
     /// A built-in profile by model name or design label, case-insensitive.
     /// `DRX-900` is the ERS-210/220 common set, which the ERS-220 profile describes.
     pub fn builtin(name: &str) -> Option<Profile> {
         let wanted = name.trim();
-        Profile::builtins().into_iter().find(|p| {
-            p.model.eq_ignore_ascii_case(wanted) || p.design_label.eq_ignore_ascii_case(wanted)
-        })
+        Profile::builtins()
+            .iter()
+            .find(|p| {
+                p.model.eq_ignore_ascii_case(wanted) || p.design_label.eq_ignore_ascii_case(wanted)
+            })
+            .cloned()
     }
 
     /// The built-in profile for an MTN design label.
     pub fn for_design_label(label: &str) -> Option<Profile> {
         Profile::builtins()
-            .into_iter()
+            .iter()
             .find(|p| p.design_label.eq_ignore_ascii_case(label.trim()))
+            .cloned()
     }
 
     /// A model name, a design label, or a path to a `.toml` profile.
@@ -207,13 +215,15 @@ impl Profile {
                         Some(speed),
                     )
                 }
-                (false, ..) => return Err(invalid(
-                    at,
-                    format!(
+                (false, ..) => {
+                    return Err(invalid(
+                        at,
+                        format!(
                         "joint {:?} needs min_deg, max_deg and max_speed_rad_s (or binary = true)",
                         j.name
                     ),
-                )),
+                    ))
+                }
             };
             joints.push(Joint {
                 name: j.name.clone(),

@@ -78,13 +78,14 @@ fn mtn_info(path: &Path, m: &Motion, warnings: &[String]) -> (Value, String) {
 
     let mut t = String::new();
     let model_text = match &profile {
-        Some(p) => format!("{} ({})", m.design_label, p.description),
-        None => format!("{} (no built-in profile)", m.design_label),
+        Some(p) => format!("{}: {}", p.model, p.description),
+        None => "unknown (no built-in profile for this label)".to_string(),
     };
     let _ = writeln!(t, "{}: MTN motion", path.display());
     let _ = writeln!(t, "  name          {}", m.name);
     let _ = writeln!(t, "  creator       {}", m.creator);
-    let _ = writeln!(t, "  design label  {model_text}");
+    let _ = writeln!(t, "  design label  {}", m.design_label);
+    let _ = writeln!(t, "  model         {model_text}");
     let _ = writeln!(t, "  keyframes     {}", m.keyframes.len());
     let _ = writeln!(
         t,

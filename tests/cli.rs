@@ -1,0 +1,297 @@
+//! The command line as a user meets it, on files the tests make themselves.
+
+mod common;
+
+use aibo_motion::mtn;
+use std::path::Path;
+
+fn write_motion(dir: &Path, name: &str, m: &mtn::Motion) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, mtn::encode(m).unwrap()).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+fn example_json() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("examples/hello-ers7.json")
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn the_readme_example_builds_and_is_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("hello.mtn");
+    let out = common::run(&["build", &example_json(), "-o", out_path.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let m = mtn::decode(&std::fs::read(&out_path).unwrap())
+        .unwrap()
+        .motion;
+    assert_eq!(m.design_label, "DRX-1000");
+    assert_eq!(m.locators.len(), 20);
+
+    let out = common::run(&["check", out_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stdout(&out));
+    assert!(common::stdout(&out).contains("no violations"));
+}
+
+#[test]
+fn info_json_has_the_contract_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = common::synthetic_motion(4, &[2, 0]);
+    let path = write_motion(dir.path(), "m.mtn", &m);
+    let out = common::run(&["info", &path, "--json"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    assert_eq!(v["format"], "mtn");
+    assert_eq!(v["joints"], 4);
+    assert_eq!(v["keyframes"], 3);
+    // (2 + 1) × 16 + (0 + 1) × 16 ms
+    assert_eq!(v["duration_s"], 0.064);
+    assert_eq!(v["dense_frames"], 6 + 2 + 1);
+    assert_eq!(v["warnings"], serde_json::json!([]));
+    assert_eq!(v["model"], "ERS-7");
+}
+
+#[test]
+fn warnings_appear_in_json_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut m = common::synthetic_motion(2, &[1]);
+    m.layout.stored_section3_size = Some(999);
+    let path = write_motion(dir.path(), "odd.mtn", &m);
+    let out = common::run(&["info", &path, "--json"]);
+    assert!(out.status.success());
+    assert!(
+        common::stderr(&out).contains("Section 3"),
+        "{}",
+        common::stderr(&out)
+    );
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    assert!(v["warnings"][0].as_str().unwrap().contains("999"));
+    // -q silences the warning on stderr but not in the JSON.
+    let out = common::run(&["info", &path, "--json", "-q"]);
+    assert_eq!(common::stderr(&out), "");
+}
+
+#[test]
+fn dump_csv_keyframes_and_dense() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = common::synthetic_motion(3, &[1, 0]);
+    let path = write_motion(dir.path(), "m.mtn", &m);
+
+    let out = common::run(&["dump", &path, "--format", "csv"]);
+    let text = common::stdout(&out);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0],
+        "t_ms,roll,pitch,yaw,PRM:/r9/c0-Joint2:0,PRM:/r9/c1-Joint2:1,PRM:/r9/c2-Joint2:2"
+    );
+    assert_eq!(lines.len(), 1 + 3);
+    let kf = &m.keyframes[1];
+    assert_eq!(
+        lines[2],
+        format!(
+            "32,{},{},{},{},{},{}",
+            kf.roll, kf.pitch, kf.yaw, kf.joints[0], kf.joints[1], kf.joints[2]
+        )
+    );
+
+    let csv = dir.path().join("dense.csv");
+    let out = common::run(&[
+        "dump",
+        &path,
+        "--format",
+        "csv",
+        "--dense",
+        "-o",
+        csv.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let rows: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(rows.len() as u64, mtn::dense_frame_count(&m));
+    for (i, row) in rows.iter().enumerate() {
+        assert!(row.starts_with(&format!("{},", 8 * i)), "{row}");
+    }
+    let last = &m.keyframes[2];
+    assert!(rows
+        .last()
+        .unwrap()
+        .ends_with(&format!(",{}", last.joints[2])));
+
+    let out = common::run(&["dump", &path, "--dense"]);
+    assert_eq!(out.status.code(), Some(2), "--dense needs csv");
+}
+
+#[test]
+fn outputs_never_replace_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = common::synthetic_motion(2, &[1]);
+    let path = write_motion(dir.path(), "m.mtn", &m);
+    let before = std::fs::read(&path).unwrap();
+    let out = common::run(&["dump", &path, "-o", &path]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(common::stderr(&out).contains("one of this command's inputs"));
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+
+    let json = dir.path().join("m.json");
+    let json = json.to_str().unwrap();
+    assert!(common::run(&["dump", &path, "-o", json]).status.success());
+    let out = common::run(&["build", json, "-o", json]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn check_exit_status_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    // ERS-7 locators with a head tilt of +10° (limit 0°) at keyframe 1, reached too fast.
+    let json = std::fs::read_to_string(example_json()).unwrap();
+    let mut m = mtn::from_json(&json).unwrap();
+    m.keyframes[1].joints[0] = 174_533;
+    m.keyframes[1].frames_before = 0;
+    let path = write_motion(dir.path(), "bad.mtn", &m);
+
+    let out = common::run(&["check", &path, "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    let violations = v["violations"].as_array().unwrap();
+    let limit = violations
+        .iter()
+        .find(|x| x["kind"] == "limit" && x["joint"] == "head_tilt")
+        .unwrap();
+    assert_eq!(limit["keyframe"], 1);
+    assert_eq!(limit["value_urad"], 174_533);
+    assert_eq!(limit["limit_urad"], 0);
+    let speed = violations
+        .iter()
+        .find(|x| x["kind"] == "speed" && x["joint"] == "head_tilt")
+        .unwrap();
+    assert_eq!(speed["duration_ms"], 16);
+    // From -20° to +10° in 16 ms: 0.5236 rad / 0.016 s.
+    let expected = (30f64).to_radians() / 0.016;
+    assert!((speed["speed_rad_s"].as_f64().unwrap() - expected).abs() < 1e-3);
+
+    // Against a profile that does not know these joints: nothing checked, said so.
+    let out = common::run(&["check", &path, "--profile", "ERS-210"]);
+    assert!(common::stderr(&out).contains("not a joint of the ERS-210"));
+
+    let out = common::run(&["check", &path, "--profile", "ERS-999"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_malformed_profile_file_is_reported_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = common::synthetic_motion(1, &[1]);
+    let path = write_motion(dir.path(), "m.mtn", &m);
+    let profile = dir.path().join("mine.toml");
+    std::fs::write(
+        &profile,
+        "model = \"X\"\ndesign_label = \"DRX-1000\"\n\n[[joints]]\nname = \"a\"\nlocator = \"L\"\nmin_deg = \"low\"\n",
+    )
+    .unwrap();
+    let out = common::run(&["check", &path, "--profile", profile.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = common::stderr(&out);
+    assert!(err.contains("mine.toml, line 7"), "{err}");
+}
+
+#[test]
+fn unreadable_input_exits_2_without_panicking() {
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("junk.mtn");
+    std::fs::write(&junk, b"RIFF....WAVE").unwrap();
+    for cmd in ["info", "dump", "check"] {
+        let out = common::run(&[cmd, junk.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        assert!(!common::stderr(&out).contains("panicked"), "{cmd}");
+    }
+    let out = common::run(&["info", "/nonexistent/file.mtn"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(common::stderr(&out).contains("cannot read"));
+}
+
+#[test]
+fn oda_pack_list_extract_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write_motion(dir.path(), "zeta.mtn", &common::synthetic_motion(2, &[1]));
+    let b = write_motion(
+        dir.path(),
+        "alpha.mtn",
+        &common::synthetic_motion(3, &[0, 4]),
+    );
+    let archive = dir.path().join("MOTION.ODA");
+    let archive_s = archive.to_str().unwrap();
+    let out = common::run(&["oda", "pack", "-o", archive_s, &a, &b]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+
+    let out = common::run(&["oda", "list", archive_s, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    assert_eq!(v["format"], "oda");
+    assert_eq!(v["entries"][0]["name"], "alpha");
+    assert_eq!(v["entries"][1]["name"], "zeta");
+    assert_eq!(v["entries"][0]["motion"]["keyframes"], 3);
+    let out = common::run(&["info", archive_s]);
+    assert!(common::stdout(&out).contains("ODA archive, 2 entries"));
+
+    let into = dir.path().join("out");
+    let out = common::run(&["oda", "extract", archive_s, "-o", into.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(
+        std::fs::read(into.join("zeta.mtn")).unwrap(),
+        std::fs::read(&a).unwrap()
+    );
+    assert_eq!(
+        std::fs::read(into.join("alpha.mtn")).unwrap(),
+        std::fs::read(&b).unwrap()
+    );
+
+    // Extracting again refuses to replace files without --force.
+    let out = common::run(&["oda", "extract", archive_s, "-o", into.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    // Packing the extracted files gives the same archive, byte for byte.
+    let again = dir.path().join("AGAIN.ODA");
+    let z = into.join("zeta.mtn");
+    let al = into.join("alpha.mtn");
+    let out = common::run(&[
+        "oda",
+        "pack",
+        "-o",
+        again.to_str().unwrap(),
+        z.to_str().unwrap(),
+        al.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    assert_eq!(
+        std::fs::read(&again).unwrap(),
+        std::fs::read(&archive).unwrap()
+    );
+}
+
+#[test]
+fn oda_extract_refuses_names_that_leave_the_folder() {
+    use aibo_motion::oda::{Archive, Entry};
+    let dir = tempfile::tempdir().unwrap();
+    let data = mtn::encode(&common::synthetic_motion(1, &[])).unwrap();
+    let archive = Archive {
+        entries: vec![Entry {
+            kind: *b"OMTN",
+            name: "../escape".into(),
+            data,
+        }],
+    };
+    let path = dir.path().join("evil.ODA");
+    std::fs::write(&path, archive.encode().unwrap()).unwrap();
+    let into = dir.path().join("out");
+    let out = common::run(&[
+        "oda",
+        "extract",
+        path.to_str().unwrap(),
+        "-o",
+        into.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(common::stderr(&out).contains("not a safe file name"));
+    assert!(!dir.path().join("escape.mtn").exists());
+}

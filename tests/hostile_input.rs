@@ -1,0 +1,121 @@
+//! Damaged MTN and ODA input: every failure is an error that names a byte offset inside
+//! the data, never a panic.
+
+mod common;
+
+use aibo_motion::mtn;
+use aibo_motion::oda::{Archive, Entry};
+
+fn sample_bytes() -> Vec<u8> {
+    mtn::encode(&common::synthetic_motion(5, &[2, 0, 7])).unwrap()
+}
+
+#[test]
+fn every_truncation_is_a_located_error() {
+    let bytes = sample_bytes();
+    for len in 0..bytes.len() {
+        let err = mtn::decode(&bytes[..len]).unwrap_err();
+        assert!(err.offset <= len, "len {len}: {err}");
+    }
+}
+
+#[test]
+fn every_single_byte_corruption_is_handled() {
+    let bytes = sample_bytes();
+    for i in 0..bytes.len() {
+        for v in [0u8, 1, 0x7f, 0x80, 0xff] {
+            let mut b = bytes.clone();
+            b[i] = v;
+            if let Err(e) = mtn::decode(&b) {
+                assert!(e.offset < b.len(), "byte {i} = {v}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn specific_damage_is_described() {
+    let bytes = sample_bytes();
+    let err = |b: &[u8]| mtn::decode(b).unwrap_err().to_string();
+
+    let mut b = bytes.clone();
+    b[0] = b'X';
+    assert!(err(&b).contains("file magic"), "{}", err(&b));
+
+    // Section 1 size larger than its content.
+    let mut b = bytes.clone();
+    b[32] += 4;
+    let e = err(&b);
+    assert!(e.starts_with("at byte 32: Section 1 size"), "{e}");
+
+    // Absurd keyframe count: the file is far too short for it.
+    let mut b = bytes.clone();
+    b[20..22].copy_from_slice(&u16::MAX.to_le_bytes());
+    let e = err(&b);
+    assert!(e.contains("65535 keyframes"), "{e}");
+
+    // Zero keyframes.
+    let mut b = bytes.clone();
+    b[20..22].copy_from_slice(&0u16.to_le_bytes());
+    assert!(err(&b).contains("at least 1"));
+
+    // Negative interpolation count before keyframe 1.
+    let m = mtn::decode(&bytes).unwrap().motion;
+    let s3 = bytes.len() - (12 + 4 * 4 * (3 + 5) + 3 * 4);
+    let at = s3 + 12 + 4 * (3 + 5);
+    let mut b = bytes.clone();
+    b[at..at + 4].copy_from_slice(&(-1i32).to_le_bytes());
+    let e = err(&b);
+    assert!(
+        e.starts_with(&format!("at byte {at}: interpolation")),
+        "{e}"
+    );
+    assert_eq!(m.keyframes[1].frames_before, 2);
+
+    // Trailing bytes are a warning, not an error.
+    let mut b = bytes.clone();
+    b.extend_from_slice(&[0; 8]);
+    let d = mtn::decode(&b).unwrap();
+    assert!(
+        d.warnings[0].contains("8 bytes after the last keyframe"),
+        "{:?}",
+        d.warnings
+    );
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    // A small deterministic generator, so the test is repeatable.
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let sample = sample_bytes();
+    let archive = Archive {
+        entries: vec![Entry {
+            kind: *b"OMTN",
+            name: "x".into(),
+            data: sample.clone(),
+        }],
+    }
+    .encode()
+    .unwrap();
+    for _ in 0..20_000 {
+        for base in [&sample, &archive] {
+            let mut b = base.clone();
+            let edits = next() % 6;
+            for _ in 0..=edits {
+                let i = (next() as usize) % b.len();
+                b[i] = next() as u8;
+            }
+            b.truncate((next() as usize) % (b.len() + 1));
+            let _ = mtn::decode(&b);
+            if let Ok(d) = Archive::decode(&b) {
+                let _ = d.archive.encode();
+            }
+        }
+    }
+}
