@@ -37,9 +37,43 @@ pub fn to_json(motion: &Motion) -> String {
         motion: motion.clone(),
     };
     // Serializing plain structs of strings and integers cannot fail.
-    let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    let pretty = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    let mut text = compact_number_arrays(&pretty);
     text.push('\n');
     text
+}
+
+/// Puts arrays of plain numbers on one line (`"joints": [0, -52360, …]`), so that a
+/// keyframe reads as a row. JSON strings hold no raw line breaks, so working line by line
+/// cannot split one.
+fn compact_number_arrays(pretty: &str) -> String {
+    let lines: Vec<&str> = pretty.lines().collect();
+    let mut out = String::with_capacity(pretty.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i];
+        if line.ends_with('[') {
+            let numbers: Vec<&str> = lines[i + 1..]
+                .iter()
+                .map(|l| l.trim().trim_end_matches(','))
+                .take_while(|l| l.parse::<i64>().is_ok())
+                .collect();
+            let close = lines.get(i + 1 + numbers.len()).map(|l| l.trim());
+            if let Some(close @ ("]" | "],")) = close {
+                out.push_str(line);
+                out.push_str(&numbers.join(", "));
+                out.push_str(close);
+                out.push('\n');
+                i += numbers.len() + 2;
+                continue;
+            }
+        }
+        out.push_str(line);
+        out.push('\n');
+        i += 1;
+    }
+    out.pop();
+    out
 }
 
 /// Parses and validates the JSON form.
@@ -54,4 +88,23 @@ pub fn from_json(text: &str) -> Result<Motion, JsonError> {
     }
     validate(&doc.motion)?;
     Ok(doc.motion)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn number_arrays_go_on_one_line_and_nothing_else_changes() {
+        let pretty =
+            "{\n  \"a\": [\n    1,\n    -2\n  ],\n  \"s\": [\n    \"x\"\n  ],\n  \"e\": []\n}";
+        let compact = compact_number_arrays(pretty);
+        assert_eq!(
+            compact,
+            "{\n  \"a\": [1, -2],\n  \"s\": [\n    \"x\"\n  ],\n  \"e\": []\n}"
+        );
+        let a: serde_json::Value = serde_json::from_str(pretty).unwrap();
+        let b: serde_json::Value = serde_json::from_str(&compact).unwrap();
+        assert_eq!(a, b);
+    }
 }
