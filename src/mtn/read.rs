@@ -69,7 +69,7 @@ pub fn decode(data: &[u8]) -> Result<Decoded, FormatError> {
             "number of joints",
             format!(
                 "at most {} in a Section 2 of {} bytes",
-                s2.end - c.pos(),
+                s2.end.saturating_sub(c.pos()),
                 s2.size
             ),
             joint_count.to_string(),
