@@ -5,6 +5,7 @@ use crate::fsio;
 use crate::mtn::{self, Motion};
 use crate::oda::Archive;
 use crate::profile::Profile;
+use crate::source::{Clip, Format};
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -16,11 +17,14 @@ use std::path::{Path, PathBuf};
     after_help = "Examples:\n  aibo-motion info dance.mtn\n  aibo-motion info MOTION7.ODA --json"
 )]
 pub struct Args {
-    /// An MTN motion or an ODA archive (told apart by content, not extension).
+    /// An MTN motion, an ODA archive, a BVH, an ASF or AMC, or an MRTK recording (told
+    /// apart by content first, extension second).
     pub file: PathBuf,
     /// One JSON object on stdout instead of text.
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub source: super::SourceArgs,
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
@@ -39,6 +43,10 @@ pub fn run(args: Args) -> Result<Outcome> {
             let (summary, text) = oda_info(&args.file, &decoded.archive, &mut warnings);
             log_warnings(&warnings);
             (summary, text)
+        }
+        FileKind::Source(_) => {
+            let clip = super::load_clip(&args.file, &data, &args.source)?;
+            source_info(&args.file, &clip)
         }
     };
     print_stdout(&if args.json { json_text(&summary) } else { text })?;
@@ -201,5 +209,61 @@ pub(super) fn oda_info(
         "duration_s": total_ms as f64 / 1000.0,
         "warnings": warnings,
     });
+    (summary, t)
+}
+
+fn source_info(path: &Path, clip: &Clip) -> (Value, String) {
+    let joints = &clip.skeleton.joints;
+    let joint_list: Vec<Value> = joints
+        .iter()
+        .map(|j| {
+            json!({
+                "name": j.name,
+                "parent": j.parent.and_then(|p| joints.get(p)).map(|p| p.name.clone()),
+            })
+        })
+        .collect();
+    let fps = 1.0 / clip.frame_time;
+    let signals: Vec<&str> = clip.signals.iter().map(|s| s.name.as_str()).collect();
+    let summary = json!({
+        "file": path.display().to_string(),
+        "format": clip.format.name(),
+        "joints": joints.len(),
+        "joint_list": joint_list,
+        "frames": clip.frames,
+        "frame_time_s": clip.frame_time,
+        "fps": fps,
+        "duration_s": clip.duration(),
+        "signals": signals,
+        "warnings": clip.warnings,
+        "notes": clip.notes,
+    });
+
+    let kind = match clip.format {
+        Format::Bvh => "BVH motion capture",
+        Format::AsfAmc => "Acclaim ASF/AMC motion capture",
+        Format::Mrtk => "MRTK input animation recording",
+    };
+    let mut t = String::new();
+    let _ = writeln!(t, "{}: {kind}", path.display());
+    let _ = writeln!(t, "  joints        {}", joints.len());
+    let _ = writeln!(t, "  frames        {}", clip.frames);
+    let _ = writeln!(t, "  frame time    {:.6} s ({fps:.2} fps)", clip.frame_time);
+    let _ = writeln!(t, "  duration      {:.3} s", clip.duration());
+    for note in &clip.notes {
+        let _ = writeln!(t, "  note          {note}");
+    }
+    if !clip.signals.is_empty() {
+        let _ = writeln!(t, "  signals       {}", signals.join(", "));
+    }
+    if !clip.warnings.is_empty() {
+        let _ = writeln!(t, "  warnings      {}", clip.warnings.len());
+    }
+    let _ = writeln!(t, "  skeleton");
+    let mut depth = vec![0usize; joints.len()];
+    for (i, j) in joints.iter().enumerate() {
+        depth[i] = j.parent.filter(|&p| p < i).map_or(0, |p| depth[p] + 1);
+        let _ = writeln!(t, "    {}{}", "  ".repeat(depth[i].min(30)), j.name);
+    }
     (summary, t)
 }

@@ -64,6 +64,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
 enum FileKind {
     Mtn,
     Oda,
+    Source(crate::source::Format),
 }
 
 fn detect(data: &[u8], path: &Path) -> Result<FileKind> {
@@ -71,6 +72,8 @@ fn detect(data: &[u8], path: &Path) -> Result<FileKind> {
         Ok(FileKind::Mtn)
     } else if data.starts_with(crate::oda::MAGIC) {
         Ok(FileKind::Oda)
+    } else if let Some(format) = crate::source::detect(data, path) {
+        Ok(FileKind::Source(format))
     } else {
         let head: String = data
             .iter()
@@ -85,10 +88,45 @@ fn detect(data: &[u8], path: &Path) -> Result<FileKind> {
             .collect();
         anyhow::bail!(
             "{}: not a file this build reads (it starts with {head:?}; MTN files start with \
-             \"OMTN\", ODA archives with \"ODAR\")",
+             \"OMTN\", ODA archives with \"ODAR\", BVH with HIERARCHY, ASF/AMC with a \
+             :keyword or #!OML, MRTK recordings with their magic or end in .bin)",
             path.display()
         )
     }
+}
+
+/// Options for reading a motion source, shared by the commands that take one.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SourceArgs {
+    /// The ASF skeleton of an AMC motion (default: the file its #!OML:ASF line names,
+    /// else a same-named .asf beside it).
+    #[arg(long, value_name = "FILE")]
+    pub asf: Option<std::path::PathBuf>,
+    /// Frames per second where the file does not say: AMC (default 120) and the
+    /// sampling of MRTK recordings (default 60).
+    #[arg(long, value_name = "N", value_parser = parse_fps)]
+    pub fps: Option<f64>,
+}
+
+fn parse_fps(text: &str) -> std::result::Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= 10_000.0 => Ok(v),
+        _ => Err("expected frames per second, above 0 and at most 10000".to_string()),
+    }
+}
+
+/// Reads a motion source, logging its warnings.
+fn load_clip(path: &Path, data: &[u8], args: &SourceArgs) -> Result<crate::source::Clip> {
+    let options = crate::source::ReadOptions {
+        asf: args.asf.clone(),
+        fps: args.fps,
+    };
+    let clip = crate::source::read(path, data, &options)?;
+    log_warnings(&clip.warnings);
+    for note in &clip.notes {
+        tracing::info!("{note}");
+    }
+    Ok(clip)
 }
 
 /// Reads and decodes an MTN file, logging its warnings.

@@ -1,0 +1,180 @@
+//! Motion sources: BVH, Acclaim ASF/AMC and MRTK input animation, read into one [`Clip`]
+//! model, so that retargeting never cares where a motion came from.
+//!
+//! A clip is a skeleton (joints with parents and rest offsets) and frames (every joint's
+//! local translation and its local rotation relative to the rest pose), sampled at a
+//! fixed frame time. In the rest pose every rotation is the identity and every offset is
+//! expressed in world axes, whatever the format.
+
+pub mod amc;
+pub mod asf;
+pub mod bvh;
+pub mod mrtk;
+mod text;
+
+pub use text::TextError;
+
+use crate::binary::FormatError;
+use glam::{DQuat, DVec3};
+use std::path::{Path, PathBuf};
+
+/// Which reader produced a clip.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Bvh,
+    AsfAmc,
+    Mrtk,
+}
+
+impl Format {
+    /// The name used in `--json` output.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Bvh => "bvh",
+            Format::AsfAmc => "asf-amc",
+            Format::Mrtk => "mrtk",
+        }
+    }
+}
+
+/// One joint of a skeleton.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Joint {
+    pub name: String,
+    /// Index of the parent joint; `None` for a root (a clip may have several).
+    pub parent: Option<usize>,
+    /// Rest position relative to the parent joint, in world axes.
+    pub offset: DVec3,
+    /// Where the joint's segment ends when nothing follows it (a BVH End Site, an ASF
+    /// bone's tip), relative to the joint, in world axes at rest.
+    pub end: Option<DVec3>,
+    /// An ASF bone's axis frame C (local axes in world space); identity elsewhere.
+    pub axis: DQuat,
+}
+
+/// The joints of a clip, parents before children.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Skeleton {
+    pub joints: Vec<Joint>,
+}
+
+impl Skeleton {
+    pub fn index_of(&self, name: &str) -> Option<usize> {
+        self.joints.iter().position(|j| j.name == name)
+    }
+}
+
+/// A per-frame scalar that is not a joint (MRTK pinch and tracking states, eye gaze).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Signal {
+    pub name: String,
+    pub values: Vec<f64>,
+}
+
+/// A motion, read from any source.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Clip {
+    pub format: Format,
+    pub skeleton: Skeleton,
+    /// Seconds per frame.
+    pub frame_time: f64,
+    /// Number of frames.
+    pub frames: usize,
+    /// Local translation of every joint on every frame, frame-major
+    /// (`translations[frame * joints + joint]`): the rest offset, or the position
+    /// channels where the file animates it.
+    pub translations: Vec<DVec3>,
+    /// Local rotation of every joint on every frame relative to its rest pose,
+    /// frame-major like `translations`.
+    pub rotations: Vec<DQuat>,
+    pub signals: Vec<Signal>,
+    /// Oddities met while reading: usable, but worth saying.
+    pub warnings: Vec<String>,
+    /// How the clip was read where the file alone does not say (which ASF, what rate).
+    pub notes: Vec<String>,
+}
+
+impl Clip {
+    pub fn joint_count(&self) -> usize {
+        self.skeleton.joints.len()
+    }
+
+    pub fn duration(&self) -> f64 {
+        self.frame_time * self.frames.saturating_sub(1) as f64
+    }
+
+    /// The local translations of one frame, one per joint.
+    pub fn frame_translations(&self, frame: usize) -> &[DVec3] {
+        let n = self.joint_count();
+        &self.translations[frame * n..(frame + 1) * n]
+    }
+
+    /// The local rotations of one frame, one per joint.
+    pub fn frame_rotations(&self, frame: usize) -> &[DQuat] {
+        let n = self.joint_count();
+        &self.rotations[frame * n..(frame + 1) * n]
+    }
+}
+
+/// Why a motion source could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{path}: {error}")]
+    Text { path: String, error: TextError },
+    #[error("{path}: {error}")]
+    Binary { path: String, error: FormatError },
+    #[error(transparent)]
+    Io(#[from] crate::fsio::IoError),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// What a user may tell a reader beyond the file itself.
+#[derive(Debug, Clone, Default)]
+pub struct ReadOptions {
+    /// The skeleton for an AMC motion (`--asf`).
+    pub asf: Option<PathBuf>,
+    /// Frames per second where the file does not say (AMC: 120; MRTK sampling: 60).
+    pub fps: Option<f64>,
+}
+
+/// Tells the source formats apart by content: MRTK's magic, an ASF `:` keyword, an AMC
+/// frame layout, BVH's `HIERARCHY`; then by extension for a headerless MRTK recording.
+pub fn detect(data: &[u8], path: &Path) -> Option<Format> {
+    if data.starts_with(&mrtk::MAGIC) {
+        return Some(Format::Mrtk);
+    }
+    let head = text::first_keyword(data);
+    match head.as_deref() {
+        Some(k) if k.eq_ignore_ascii_case("HIERARCHY") => return Some(Format::Bvh),
+        Some(k) if k.starts_with(':') || k.starts_with("#!OML") => return Some(Format::AsfAmc),
+        _ => {}
+    }
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    match ext.as_str() {
+        "bvh" => Some(Format::Bvh),
+        "asf" | "amc" => Some(Format::AsfAmc),
+        "bin" => Some(Format::Mrtk),
+        _ => None,
+    }
+}
+
+/// Reads any motion source, choosing the reader by [`detect`].
+pub fn read(path: &Path, data: &[u8], options: &ReadOptions) -> Result<Clip, ReadError> {
+    let name = path.display().to_string();
+    let text_err = |error| ReadError::Text {
+        path: name.clone(),
+        error,
+    };
+    match detect(data, path) {
+        Some(Format::Bvh) => bvh::read(data).map_err(text_err),
+        Some(Format::AsfAmc) => amc::read_with_skeleton(path, data, options),
+        Some(Format::Mrtk) => mrtk::read(data, options.fps).map_err(|error| ReadError::Binary {
+            path: name.clone(),
+            error,
+        }),
+        None => Err(ReadError::Other(format!(
+            "{name}: not a motion source this build reads (BVH, ASF/AMC, MRTK input animation)"
+        ))),
+    }
+}
