@@ -16,7 +16,6 @@ pub struct WorldPose {
 /// by its parent's world rotation times its own local rotation.
 pub fn world_pose(clip: &Clip, frame: usize) -> WorldPose {
     let joints = &clip.skeleton.joints;
-    let translations = clip.frame_translations(frame);
     let locals = clip.frame_rotations(frame);
     let mut positions = Vec::with_capacity(joints.len());
     let mut rotations: Vec<DQuat> = Vec::with_capacity(joints.len());
@@ -26,7 +25,7 @@ pub fn world_pose(clip: &Clip, frame: usize) -> WorldPose {
             Some(p) => (positions[p], rotations[p]),
             None => (DVec3::ZERO, DQuat::IDENTITY),
         };
-        positions.push(p + r * translations[i]);
+        positions.push(p + r * clip.translation(frame, i));
         rotations.push((r * locals[i]).normalize());
     }
     WorldPose {

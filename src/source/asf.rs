@@ -8,6 +8,7 @@
 
 use super::text::{strip_bom, Syntax, TextError, Token, Tokens};
 use super::{Joint, Skeleton};
+use crate::units::axis_rotation;
 use glam::{DQuat, DVec3};
 
 const SYNTAX: Syntax = Syntax {
@@ -78,12 +79,7 @@ pub fn euler(rotations: impl IntoIterator<Item = (usize, f64)>) -> DQuat {
     rotations
         .into_iter()
         .fold(DQuat::IDENTITY, |q, (axis, angle)| {
-            let r = match axis {
-                0 => DQuat::from_rotation_x(angle),
-                1 => DQuat::from_rotation_y(angle),
-                _ => DQuat::from_rotation_z(angle),
-            };
-            r * q
+            axis_rotation(axis, angle) * q
         })
 }
 

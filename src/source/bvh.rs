@@ -9,9 +9,11 @@
 //! Blender reads them: Bandai Namco's `Spine` channels repeat its OFFSET).
 
 use super::text::{
-    parse_number, parse_numbers, strip_bom, Lines, Syntax, TextError, Token, Tokens,
+    in_line_pieces, parse_number, parse_numbers, strip_bom, Lines, Split, Syntax, TextError, Token,
+    Tokens,
 };
-use super::{Clip, Format, Joint, Skeleton};
+use super::{moving_columns, Clip, Format, Joint, Skeleton};
+use crate::units::axis_rotation;
 use glam::{DQuat, DVec3};
 
 const SYNTAX: Syntax = Syntax {
@@ -47,7 +49,7 @@ pub fn read(data: &[u8]) -> Result<Clip, TextError> {
     let skeleton = Skeleton { joints };
     let layout = Layout::new(&skeleton, &channels);
     let (pos, line) = tokens.position();
-    let frames = read_motion(data, pos, line, &skeleton, &layout, declared)?;
+    let frames = read_motion(data, pos, line, &skeleton, &layout)?;
 
     if frames.count != declared {
         warnings.push(format!(
@@ -63,6 +65,7 @@ pub fn read(data: &[u8]) -> Result<Clip, TextError> {
         skeleton,
         frame_time,
         frames: frames.count,
+        moving: frames.moving,
         translations: frames.translations,
         rotations: frames.rotations,
         signals: Vec::new(),
@@ -307,6 +310,7 @@ impl Layout {
 
 struct Frames {
     count: usize,
+    moving: Vec<Option<usize>>,
     translations: Vec<DVec3>,
     rotations: Vec<DQuat>,
 }
@@ -317,59 +321,92 @@ fn read_motion(
     line: usize,
     skeleton: &Skeleton,
     layout: &Layout,
-    declared: usize,
 ) -> Result<Frames, TextError> {
     let joints = skeleton.joints.len();
+    let moving = moving_columns(
+        layout
+            .joints
+            .iter()
+            .map(|c| c.iter().any(|c| matches!(c, Channel::Position(_)))),
+    );
+    let columns = moving.iter().flatten().count();
     let mut frames = Frames {
         count: 0,
+        moving,
         translations: Vec::new(),
         rotations: Vec::new(),
     };
     if layout.total == 0 || joints == 0 {
-        return Ok(frames); // nothing animates: no motion lines can be told apart
+        return Ok(frames); // nothing animates: motion lines cannot be told apart
     }
-    // Trust the declared count only as far as the bytes left could hold it.
-    let plausible = data.len().saturating_sub(pos) / (2 * layout.total) + 1;
-    let reserve = declared.min(plausible) * joints;
-    frames.translations.reserve(reserve);
-    frames.rotations.reserve(reserve);
-
-    let mut values = Vec::with_capacity(layout.total);
-    let mut lines = Lines::at(data, pos, line);
-    while let Some((number, text)) = lines.next_line() {
-        values.clear();
-        parse_numbers(text, number, 0, &mut values)?;
-        if values.is_empty() {
-            continue; // blank lines, at the end or between frames
-        }
-        if values.len() != layout.total {
-            return Err(TextError::new(
-                number,
-                1,
-                format!(
-                    "{} values on this motion line, but the hierarchy declares {} channels",
-                    values.len(),
-                    layout.total
-                ),
-            ));
-        }
-        let mut v = values.iter();
-        for (joint, chans) in skeleton.joints.iter().zip(&layout.joints) {
-            let mut t = joint.offset;
-            let mut q = DQuat::IDENTITY;
-            for (c, &x) in chans.iter().zip(&mut v) {
-                match *c {
-                    Channel::Position(a) => t[a] = x,
-                    Channel::Rotation(0) => q *= DQuat::from_rotation_x(x.to_radians()),
-                    Channel::Rotation(1) => q *= DQuat::from_rotation_y(x.to_radians()),
-                    Channel::Rotation(_) => q *= DQuat::from_rotation_z(x.to_radians()),
-                    Channel::Scale => {}
-                }
+    // Each piece of the motion block (one per core) is parsed and posed on its own.
+    let pieces = in_line_pieces(data, pos, line, Split::per_core(), |piece| {
+        let mut out = Frames {
+            count: 0,
+            moving: Vec::new(),
+            translations: Vec::new(),
+            rotations: Vec::new(),
+        };
+        // Each frame line holds at least one character per value and separator.
+        let plausible = piece.len() / (2 * layout.total) + 1;
+        out.rotations.reserve(plausible * joints);
+        out.translations.reserve(plausible * columns);
+        let mut values = Vec::with_capacity(layout.total);
+        let mut lines = Lines::new(piece);
+        while let Some((number, text)) = lines.next_line() {
+            values.clear();
+            parse_numbers(text, number, 0, &mut values)?;
+            if values.is_empty() {
+                continue; // blank lines, at the end or between frames
             }
-            frames.translations.push(t);
-            frames.rotations.push(q);
+            if values.len() != layout.total {
+                return Err(TextError::new(
+                    number,
+                    1,
+                    format!(
+                        "{} values on this motion line, but the hierarchy declares {} channels",
+                        values.len(),
+                        layout.total
+                    ),
+                ));
+            }
+            pose_line(&values, skeleton, layout, &mut out);
+            out.count += 1;
         }
-        frames.count += 1;
+        Ok(out)
+    })?;
+    let total: usize = pieces.iter().map(|p| p.count).sum();
+    frames.rotations.reserve_exact(total * joints);
+    frames.translations.reserve_exact(total * columns);
+    for piece in pieces {
+        frames.count += piece.count;
+        frames.rotations.extend_from_slice(&piece.rotations);
+        frames.translations.extend_from_slice(&piece.translations);
     }
     Ok(frames)
+}
+
+/// One motion line's values as every joint's local rotation and, where animated, position.
+fn pose_line(values: &[f64], skeleton: &Skeleton, layout: &Layout, out: &mut Frames) {
+    let mut v = values.iter();
+    for (joint, chans) in skeleton.joints.iter().zip(&layout.joints) {
+        let mut translation = joint.offset;
+        let mut moved = false;
+        let mut rotation = DQuat::IDENTITY;
+        for (c, &x) in chans.iter().zip(&mut v) {
+            match *c {
+                Channel::Position(a) => {
+                    translation[a] = x;
+                    moved = true;
+                }
+                // A zero angle is common (fingers, unused axes) and needs no trigonometry.
+                Channel::Rotation(a) if x != 0.0 => rotation *= axis_rotation(a, x.to_radians()),
+                Channel::Rotation(_) | Channel::Scale => {}
+            }
+        }
+        if moved {
+            out.translations.push(translation);
+        }
+        out.rotations.push(rotation);
+    }
 }

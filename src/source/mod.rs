@@ -80,12 +80,15 @@ pub struct Clip {
     pub frame_time: f64,
     /// Number of frames.
     pub frames: usize,
-    /// Local translation of every joint on every frame, frame-major
-    /// (`translations[frame * joints + joint]`): the rest offset, or the position
-    /// channels where the file animates it.
+    /// For each joint, its column in `translations` when the file animates its local
+    /// position (a BVH position channel, the AMC root); `None` when its rest offset
+    /// holds on every frame.
+    pub moving: Vec<Option<usize>>,
+    /// Animated local translations, frame-major: `translations[frame * columns + column]`
+    /// with `columns` the number of moving joints.
     pub translations: Vec<DVec3>,
     /// Local rotation of every joint on every frame relative to its rest pose,
-    /// frame-major like `translations`.
+    /// frame-major: `rotations[frame * joints + joint]`.
     pub rotations: Vec<DQuat>,
     pub signals: Vec<Signal>,
     /// Oddities met while reading: usable, but worth saying.
@@ -103,10 +106,17 @@ impl Clip {
         self.frame_time * self.frames.saturating_sub(1) as f64
     }
 
-    /// The local translations of one frame, one per joint.
-    pub fn frame_translations(&self, frame: usize) -> &[DVec3] {
-        let n = self.joint_count();
-        &self.translations[frame * n..(frame + 1) * n]
+    /// A joint's local translation on a frame: its animated position, or its rest offset.
+    pub fn translation(&self, frame: usize, joint: usize) -> DVec3 {
+        match self.moving[joint] {
+            Some(column) => self.translations[frame * self.moving_columns() + column],
+            None => self.skeleton.joints[joint].offset,
+        }
+    }
+
+    /// How many joints have animated translations.
+    pub fn moving_columns(&self) -> usize {
+        self.moving.iter().flatten().count()
     }
 
     /// The local rotations of one frame, one per joint.
@@ -114,6 +124,20 @@ impl Clip {
         let n = self.joint_count();
         &self.rotations[frame * n..(frame + 1) * n]
     }
+}
+
+/// Numbers the joints that move: `Some(column)` for each flagged joint, in order.
+pub(crate) fn moving_columns(flags: impl IntoIterator<Item = bool>) -> Vec<Option<usize>> {
+    let mut next = 0;
+    flags
+        .into_iter()
+        .map(|moving| {
+            moving.then(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect()
 }
 
 /// Why a motion source could not be read.

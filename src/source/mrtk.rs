@@ -637,8 +637,11 @@ pub fn read(data: &[u8], fps: Option<f64>) -> Result<Clip, FormatError> {
     for (t, name) in &recording.markers {
         notes.push(format!("marker {name:?} at {t:.3} s"));
     }
+    // Every tracked pose is a world position: all joints move.
+    let moving = (0..joints.len()).map(Some).collect();
     Ok(Clip {
         format: Format::Mrtk,
+        moving,
         skeleton: Skeleton { joints },
         frame_time: 1.0 / fps,
         frames,

@@ -1,0 +1,51 @@
+//! Reader throughput on real files from `../shared/mocap-samples` (skipped with a notice
+//! when that folder is absent): our BVH reader against the `bvh_anim` crate on the
+//! largest BVH, and our AMC reader on CMU 01_01.
+//!
+//! Run with `cargo bench --bench readers`.
+
+use aibo_motion::source::{amc, asf, bvh};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use std::hint::black_box;
+use std::path::Path;
+
+fn samples() -> Option<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/mocap-samples");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipped: ../shared/mocap-samples not found");
+        None
+    }
+}
+
+fn bvh_readers(c: &mut Criterion) {
+    let Some(dir) = samples() else { return };
+    let data = std::fs::read(dir.join("bvh/assimp__cmu_01_03.bvh")).unwrap();
+    let mut group = c.benchmark_group("bvh cmu_01_03 (3.4 MB)");
+    group.throughput(Throughput::Bytes(data.len() as u64));
+    group.sample_size(30);
+    group.bench_function("aibo-motion", |b| {
+        b.iter(|| bvh::read(black_box(&data)).unwrap())
+    });
+    group.bench_function("bvh_anim 0.4", |b| {
+        b.iter(|| bvh_anim::from_bytes(black_box(&data[..])).unwrap())
+    });
+    group.finish();
+}
+
+fn amc_reader(c: &mut Criterion) {
+    let Some(dir) = samples() else { return };
+    let skeleton = asf::read(&std::fs::read(dir.join("asf-amc/cmu_01.asf")).unwrap()).unwrap();
+    let data = std::fs::read(dir.join("asf-amc/cmu_01_01.amc")).unwrap();
+    let mut group = c.benchmark_group("amc cmu_01_01 (2.2 MB)");
+    group.throughput(Throughput::Bytes(data.len() as u64));
+    group.sample_size(30);
+    group.bench_function("aibo-motion", |b| {
+        b.iter(|| amc::read(&skeleton, black_box(&data), 120.0).unwrap())
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bvh_readers, amc_reader);
+criterion_main!(benches);
