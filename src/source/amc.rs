@@ -99,12 +99,38 @@ fn find_asf(
         return Ok((beside, "same name beside the AMC"));
     }
     tried.push(beside);
+    if let Some(found) = asf_by_prefix(path) {
+        return Ok((
+            found,
+            "the .asf beside it whose name begins the AMC's, as CMU names them",
+        ));
+    }
     let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
     Err(ReadError::Other(format!(
         "{}: an AMC motion needs its ASF skeleton; none found (tried {}); name it with --asf FILE",
         path.display(),
         tried.join(", ")
     )))
+}
+
+/// CMU names takes `01_01.amc`, `01_02.amc` … for the skeleton `01.asf`: the `.asf`
+/// beside `path` whose name is the longest prefix of the AMC's name.
+fn asf_by_prefix(path: &Path) -> Option<PathBuf> {
+    let stem = path.file_stem()?.to_str()?.to_ascii_lowercase();
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("asf")))
+        .filter_map(|p| {
+            let asf_stem = p.file_stem()?.to_str()?.to_ascii_lowercase();
+            stem.starts_with(&asf_stem).then_some((asf_stem.len(), p))
+        })
+        .max_by_key(|(len, _)| *len)
+        .map(|(_, p)| p)
 }
 
 /// The path on a `#!OML:ASF <path>` line, if the file has one before its data.
@@ -440,16 +466,18 @@ impl FrameState {
         for (i, (joint, bone)) in joints.iter().zip(&asf.bones).enumerate() {
             let values = &self.values[i];
             if moving[i].is_some() {
-                let mut t = if i == 0 {
-                    asf.root_position
-                } else {
-                    joint.offset
-                };
+                let mut shift = DVec3::ZERO;
                 for (dof, &v) in bone.dof.iter().zip(values) {
                     if let Dof::Translate(a) = *dof {
-                        t[a] += v * asf.length_unit;
+                        shift[a] += v * asf.length_unit;
                     }
                 }
+                // The root moves in world axes; a bone along its own axis frame.
+                let mut t = if i == 0 {
+                    asf.root_position + shift
+                } else {
+                    joint.offset + bone.axis * shift
+                };
                 if let Some(p) = joint.parent {
                     // A parent's `l` stretches it, which moves this joint along it.
                     for (dof, &v) in asf.bones[p].dof.iter().zip(&self.values[p]) {
