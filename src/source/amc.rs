@@ -9,7 +9,7 @@ use super::asf::{self, Asf, Dof};
 use super::text::{
     cores, first_keyword, in_line_pieces, parse_numbers, strip_bom, Lines, Split, TextError,
 };
-use super::{moving_columns, Clip, Format, ReadError, ReadOptions};
+use super::{concat, moving_columns, Clip, Format, ReadError, ReadOptions};
 use crate::fsio;
 use crate::units::axis_rotation;
 use glam::{DQuat, DVec3};
@@ -172,17 +172,15 @@ pub fn read(asf: &Asf, data: &[u8], fps: f64) -> Result<Clip, TextError> {
 
     let mut warnings = asf.warnings.clone();
     let mut frames = 0;
-    let total: usize = pieces.iter().map(|p| p.frames).sum();
-    let mut translations = Vec::with_capacity(total * ctx.columns);
-    let mut rotations = Vec::with_capacity(total * asf.skeleton.joints.len());
     let mut previous_number: Option<u64> = None;
     let mut missing_warned = false;
+    let mut translations = Vec::with_capacity(pieces.len());
+    let mut rotations = Vec::with_capacity(pieces.len());
     for piece in pieces {
-        if let (Some(p), Some((n, line))) = (previous_number, piece.first_number) {
+        if let (Some(p), Some(n)) = (previous_number, piece.first_number) {
             if n != p + 1 {
                 warnings.push(format!(
-                    "line {}: frame {n} follows frame {p}; frames are read in file order",
-                    line + first_line - 1
+                    "frame {n} follows frame {p}; frames are read in file order"
                 ));
             }
         }
@@ -195,9 +193,10 @@ pub fn read(asf: &Asf, data: &[u8], fps: f64) -> Result<Clip, TextError> {
             missing_warned |= is_missing;
         }
         frames += piece.frames;
-        translations.extend_from_slice(&piece.translations);
-        rotations.extend_from_slice(&piece.rotations);
+        translations.push(piece.translations);
+        rotations.push(piece.rotations);
     }
+    let (translations, rotations) = (concat(translations), concat(rotations));
     Ok(Clip {
         format: Format::AsfAmc,
         skeleton: asf.skeleton.clone(),
@@ -303,8 +302,7 @@ struct Piece {
     frames: usize,
     translations: Vec<DVec3>,
     rotations: Vec<DQuat>,
-    /// The first frame's number and line (relative to the piece).
-    first_number: Option<(u64, usize)>,
+    first_number: Option<u64>,
     last_number: Option<u64>,
     /// Whether the first frame names every bone that has dofs.
     first_frame_complete: bool,
@@ -347,12 +345,12 @@ fn read_frames(ctx: &Context, data: &[u8], radians: bool) -> Result<Piece, TextE
             if let Some(p) = piece.last_number {
                 if n != p + 1 {
                     piece.warnings.push(format!(
-                        "line {line_no}: frame {n} follows frame {p}; frames are read in file order"
+                        "frame {n} follows frame {p}; frames are read in file order"
                     ));
                 }
             }
             if piece.first_number.is_none() {
-                piece.first_number = Some((n, line_no));
+                piece.first_number = Some(n);
             }
             piece.last_number = Some(n);
             state.seen.iter_mut().for_each(|s| *s = false);

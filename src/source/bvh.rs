@@ -12,7 +12,7 @@ use super::text::{
     in_line_pieces, parse_number, parse_numbers, strip_bom, Lines, Split, Syntax, TextError, Token,
     Tokens,
 };
-use super::{moving_columns, Clip, Format, Joint, Skeleton};
+use super::{concat, moving_columns, Clip, Format, Joint, Skeleton};
 use crate::units::axis_rotation;
 use glam::{DQuat, DVec3};
 
@@ -375,14 +375,13 @@ fn read_motion(
         }
         Ok(out)
     })?;
-    let total: usize = pieces.iter().map(|p| p.count).sum();
-    frames.rotations.reserve_exact(total * joints);
-    frames.translations.reserve_exact(total * columns);
-    for piece in pieces {
-        frames.count += piece.count;
-        frames.rotations.extend_from_slice(&piece.rotations);
-        frames.translations.extend_from_slice(&piece.translations);
-    }
+    frames.count = pieces.iter().map(|p| p.count).sum();
+    let (rotations, translations): (Vec<_>, Vec<_>) = pieces
+        .into_iter()
+        .map(|p| (p.rotations, p.translations))
+        .unzip();
+    frames.rotations = concat(rotations);
+    frames.translations = concat(translations);
     Ok(frames)
 }
 

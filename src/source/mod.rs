@@ -140,6 +140,20 @@ pub(crate) fn moving_columns(flags: impl IntoIterator<Item = bool>) -> Vec<Optio
         .collect()
 }
 
+/// Joins the storage that pieces of a file were read into. The first piece's vector
+/// grows to hold the rest (a large block grows in place), so frames are never held
+/// twice over.
+pub(crate) fn concat<T: Copy>(parts: Vec<Vec<T>>) -> Vec<T> {
+    let total: usize = parts.iter().map(Vec::len).sum();
+    let mut parts = parts.into_iter();
+    let mut out = parts.next().unwrap_or_default();
+    out.reserve_exact(total - out.len());
+    for part in parts {
+        out.extend_from_slice(&part);
+    }
+    out
+}
+
 /// Why a motion source could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {

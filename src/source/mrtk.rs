@@ -53,16 +53,17 @@ pub const HAND_JOINTS: [&str; 27] = [
     "pinky_tip",
 ];
 
-/// One key of a float curve. Simple curves have zero tangents and weights and the
-/// "both" weighted mode, which evaluates as a straight line.
+/// One key of a float curve, in the file's f32 (a recording holds it as compactly as
+/// the file does; evaluation is in f64). Simple curves have zero tangents and weights
+/// and the "both" weighted mode, which evaluates as a straight line.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Key {
-    pub time: f64,
-    pub value: f64,
-    pub in_tangent: f64,
-    pub out_tangent: f64,
-    pub in_weight: f64,
-    pub out_weight: f64,
+    pub time: f32,
+    pub value: f32,
+    pub in_tangent: f32,
+    pub out_tangent: f32,
+    pub in_weight: f32,
+    pub out_weight: f32,
     /// 0 none, 1 in, 2 out, 3 both.
     pub weighted_mode: i32,
 }
@@ -98,21 +99,18 @@ impl Curve {
     pub fn evaluate(&self, t: f64) -> Option<f64> {
         let first = self.keys.first()?;
         let last = self.keys.last()?;
-        if self.keys.len() == 1 || last.time <= first.time {
-            return Some(if t < last.time {
-                first.value
-            } else {
-                last.value
-            });
+        let (start, end) = (f64::from(first.time), f64::from(last.time));
+        if self.keys.len() == 1 || end <= start {
+            return Some(f64::from(if t < end { first.value } else { last.value }));
         }
-        let t = wrap_time(t, first.time, last.time, self.pre_wrap, self.post_wrap);
-        if t >= last.time {
-            return Some(last.value);
+        let t = wrap_time(t, start, end, self.pre_wrap, self.post_wrap);
+        if t >= end {
+            return Some(f64::from(last.value));
         }
         // The segment holding t: the last key at or before it.
         let i = self
             .keys
-            .partition_point(|k| k.time <= t)
+            .partition_point(|k| f64::from(k.time) <= t)
             .clamp(1, self.keys.len() - 1);
         Some(segment(&self.keys[i - 1], &self.keys[i], t))
     }
@@ -120,7 +118,7 @@ impl Curve {
     /// A bool curve's state at `t`: `value > 0.5` of the last key at or before `t`
     /// (the first key's before it); false without keys.
     pub fn state(&self, t: f64) -> bool {
-        let i = self.keys.partition_point(|k| k.time <= t);
+        let i = self.keys.partition_point(|k| f64::from(k.time) <= t);
         self.keys
             .get(i.saturating_sub(1))
             .is_some_and(|k| k.value > 0.5)
@@ -154,41 +152,46 @@ fn wrap_time(t: f64, start: f64, end: f64, pre: Wrap, post: Wrap) -> f64 {
 /// Evaluates between two keys as Unity does: Hermite when neither side is weighted,
 /// else a weighted cubic Bézier; an infinite tangent holds the first value.
 fn segment(k0: &Key, k1: &Key, t: f64) -> f64 {
-    let dt = k1.time - k0.time;
-    if dt <= 0.0 || t >= k1.time {
-        return k1.value;
+    let (t0, v0, t1, v1) = (
+        f64::from(k0.time),
+        f64::from(k0.value),
+        f64::from(k1.time),
+        f64::from(k1.value),
+    );
+    let dt = t1 - t0;
+    if dt <= 0.0 || t >= t1 {
+        return v1;
     }
-    if t <= k0.time {
-        return k0.value;
+    if t <= t0 {
+        return v0;
     }
-    let (m0, m1) = (k0.out_tangent, k1.in_tangent);
+    let (m0, m1) = (f64::from(k0.out_tangent), f64::from(k1.in_tangent));
     if m0.is_infinite() || m1.is_infinite() {
-        return if t >= k1.time { k1.value } else { k0.value };
+        return v0;
     }
     let out_weighted = k0.weighted_mode & 2 != 0;
     let in_weighted = k1.weighted_mode & 1 != 0;
     if !out_weighted && !in_weighted {
-        let s = (t - k0.time) / dt;
+        let s = (t - t0) / dt;
         let (s2, s3) = (s * s, s * s * s);
         let h00 = 2.0 * s3 - 3.0 * s2 + 1.0;
         let h10 = s3 - 2.0 * s2 + s;
         let h01 = -2.0 * s3 + 3.0 * s2;
         let h11 = s3 - s2;
-        return h00 * k0.value + h10 * dt * m0 + h01 * k1.value + h11 * dt * m1;
+        return h00 * v0 + h10 * dt * m0 + h01 * v1 + h11 * dt * m1;
     }
     let w0 = if out_weighted {
-        k0.out_weight
+        f64::from(k0.out_weight)
     } else {
         1.0 / 3.0
     };
-    let w1 = if in_weighted { k1.in_weight } else { 1.0 / 3.0 };
-    let x = [k0.time, k0.time + w0 * dt, k1.time - w1 * dt, k1.time];
-    let y = [
-        k0.value,
-        k0.value + w0 * dt * m0,
-        k1.value - w1 * dt * m1,
-        k1.value,
-    ];
+    let w1 = if in_weighted {
+        f64::from(k1.in_weight)
+    } else {
+        1.0 / 3.0
+    };
+    let x = [t0, t0 + w0 * dt, t1 - w1 * dt, t1];
+    let y = [v0, v0 + w0 * dt * m0, v1 - w1 * dt * m1, v1];
     let u = solve_bezier(&x, t);
     bezier(&y, u)
 }
@@ -285,34 +288,11 @@ impl Recording {
     pub fn time_range(&self) -> Option<(f64, f64)> {
         let times = self
             .all_curves()
-            .flat_map(|c| c.keys.iter().map(|k| k.time));
+            .flat_map(|c| c.keys.iter().map(|k| f64::from(k.time)));
         times.fold(None, |acc, t| match acc {
             None => Some((t, t)),
             Some((lo, hi)) => Some((lo.min(t), hi.max(t))),
         })
-    }
-
-    fn shift_times(&mut self, by: f64) {
-        let mut shift = |c: &mut Curve| c.keys.iter_mut().for_each(|k| k.time -= by);
-        if let Some(cam) = &mut self.camera {
-            cam.position
-                .iter_mut()
-                .chain(cam.rotation.iter_mut())
-                .for_each(&mut shift);
-        }
-        if let Some(states) = &mut self.hand_states {
-            states.iter_mut().for_each(&mut shift);
-        }
-        for pose in self.left.iter_mut().chain(self.right.iter_mut()) {
-            pose.position
-                .iter_mut()
-                .chain(pose.rotation.iter_mut())
-                .for_each(&mut shift);
-        }
-        if let Some(gaze) = &mut self.gaze {
-            gaze.iter_mut().for_each(&mut shift);
-        }
-        self.markers.iter_mut().for_each(|m| m.0 -= by);
     }
 }
 
@@ -430,8 +410,8 @@ fn read_pose(c: &mut Cursor, full: bool) -> Result<PoseCurves, FormatError> {
     })
 }
 
-fn f32(c: &mut Cursor, what: &str) -> Result<f64, FormatError> {
-    Ok(f64::from(f32::from_bits(c.u32(what)?)))
+fn f32(c: &mut Cursor, what: &str) -> Result<f32, FormatError> {
+    Ok(f32::from_bits(c.u32(what)?))
 }
 
 /// A count that the bytes left can hold at `size` bytes each.
@@ -504,7 +484,7 @@ fn read_markers(c: &mut Cursor) -> Result<Vec<(f64, String)>, FormatError> {
     let n = count(c, 5, "marker count")?;
     let mut markers = Vec::with_capacity(n);
     for _ in 0..n {
-        let time = f32(c, "marker time")?;
+        let time = f64::from(f32(c, "marker time")?);
         let name = read_string(c)?;
         markers.push((time, name));
     }
@@ -534,19 +514,22 @@ fn read_string(c: &mut Cursor) -> Result<String, FormatError> {
 
 /// Reads a recording and samples it into a clip at `fps` frames per second.
 pub fn read(data: &[u8], fps: Option<f64>) -> Result<Clip, FormatError> {
-    let mut recording = decode(data)?;
+    let recording = decode(data)?;
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let fps = fps.unwrap_or(DEFAULT_FPS);
     let range = recording.time_range();
+    // Early recordings kept absolute times: the clip starts at their first key.
+    let start = match (recording.legacy, range) {
+        (true, Some((first, _))) => first,
+        _ => 0.0,
+    };
     if recording.legacy {
-        let start = range.map_or(0.0, |r| r.0);
-        recording.shift_times(start);
         warnings.push(format!(
             "no MRTK header: read as an early headerless version 1.0 recording; times shifted by {start:.3} s to start at 0"
         ));
     }
-    let end = recording.time_range().map_or(0.0, |r| r.1.max(0.0));
+    let end = range.map_or(0.0, |r| (r.1 - start).max(0.0));
     if end > MAX_SECONDS {
         return Err(FormatError::new(
             0,
@@ -584,7 +567,7 @@ pub fn read(data: &[u8], fps: Option<f64>) -> Result<Clip, FormatError> {
     let mut translations = Vec::with_capacity(frames * joints.len());
     let mut rotations = Vec::with_capacity(frames * joints.len());
     for f in 0..frames {
-        let t = f as f64 / fps;
+        let t = start + f as f64 / fps;
         for pose in &poses {
             let (p, q) = pose.evaluate(t);
             translations.push(right_handed(p));
@@ -598,7 +581,7 @@ pub fn read(data: &[u8], fps: Option<f64>) -> Result<Clip, FormatError> {
     }
 
     let mut signals = Vec::new();
-    let times: Vec<f64> = (0..frames).map(|f| f as f64 / fps).collect();
+    let times: Vec<f64> = (0..frames).map(|f| start + f as f64 / fps).collect();
     if let Some(states) = &recording.hand_states {
         let names = ["tracked_left", "tracked_right", "pinch_left", "pinch_right"];
         for (name, curve) in names.iter().zip(states) {
@@ -635,7 +618,7 @@ pub fn read(data: &[u8], fps: Option<f64>) -> Result<Clip, FormatError> {
         }
     }
     for (t, name) in &recording.markers {
-        notes.push(format!("marker {name:?} at {t:.3} s"));
+        notes.push(format!("marker {name:?} at {:.3} s", t - start));
     }
     // Every tracked pose is a world position: all joints move.
     let moving = (0..joints.len()).map(Some).collect();
@@ -672,7 +655,7 @@ fn right_handed(v: DVec3) -> DVec3 {
 mod tests {
     use super::*;
 
-    fn key(time: f64, value: f64) -> Key {
+    fn key(time: f32, value: f32) -> Key {
         Key {
             time,
             value,
@@ -735,14 +718,15 @@ mod tests {
         for i in 0..=10 {
             let t = f64::from(i) / 10.0;
             let (a, b) = (weighted.evaluate(t).unwrap(), hermite.evaluate(t).unwrap());
-            assert!((a - b).abs() < 1e-9, "t {t}: {a} vs {b}");
+            // Weights of 1/3 in f32 are not exactly 1/3.
+            assert!((a - b).abs() < 1e-6, "t {t}: {a} vs {b}");
         }
     }
 
     #[test]
     fn infinite_tangent_is_a_step_and_bools_are_steps() {
         let mut k0 = key(0.0, 1.0);
-        k0.out_tangent = f64::INFINITY;
+        k0.out_tangent = f32::INFINITY;
         let c = curve(vec![k0, key(1.0, 5.0)]);
         assert_eq!(c.evaluate(0.99), Some(1.0));
         assert_eq!(c.evaluate(1.0), Some(5.0));
