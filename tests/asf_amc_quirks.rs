@@ -311,3 +311,23 @@ fn truncated_files_never_panic() {
         }
     }
 }
+
+#[test]
+fn many_bones_read_in_linear_time() {
+    // Name lookups are by table: tens of thousands of bones read at once.
+    let n = 30_000;
+    let mut text = String::from(":bonedata\n");
+    for i in 0..n {
+        text.push_str(&format!(
+            "begin\nname b{i}\ndirection 0 1 0\nlength 1\nend\n"
+        ));
+    }
+    text.push_str(":hierarchy\nbegin\nroot b0\n");
+    for i in 1..n {
+        text.push_str(&format!("b{} b{i}\n", i - 1));
+    }
+    text.push_str("end\n");
+    let s = asf::read(text.as_bytes()).unwrap();
+    assert_eq!(s.skeleton.joints.len(), n + 1);
+    assert_eq!(s.skeleton.joints[n].parent, Some(n - 1));
+}

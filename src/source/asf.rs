@@ -10,6 +10,7 @@ use super::text::{strip_bom, Syntax, TextError, Token, Tokens};
 use super::{Joint, Skeleton};
 use crate::units::axis_rotation;
 use glam::{DQuat, DVec3};
+use std::collections::{HashMap, HashSet};
 
 const SYNTAX: Syntax = Syntax {
     single: b"",
@@ -264,11 +265,16 @@ pub fn read(data: &[u8]) -> Result<Asf, TextError> {
 
     // Place bones in hierarchy order, so that parents come before children.
     let mut placed: Vec<Option<usize>> = vec![None; raw_bones.len()];
+    // Bone names are case-insensitive (the spec says so); a table keeps this linear.
+    let by_name: HashMap<Vec<u8>, usize> = raw_bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (b.name.to_ascii_lowercase().into_bytes(), i))
+        .collect();
     let find = |name: &[u8], placed: &[Option<usize>]| -> Option<(usize, Option<usize>)> {
-        raw_bones
-            .iter()
-            .position(|b| b.name.as_bytes().eq_ignore_ascii_case(name))
-            .map(|i| (i, placed[i]))
+        by_name
+            .get(&name.to_ascii_lowercase())
+            .map(|&i| (i, placed[i]))
     };
     for line in &hierarchy {
         let parent_token = &line[0];
@@ -344,6 +350,7 @@ pub fn read(data: &[u8]) -> Result<Asf, TextError> {
 }
 
 fn read_bonedata(tokens: &mut Tokens, bones: &mut Vec<RawBone>) -> Result<(), TextError> {
+    let mut names: HashSet<String> = bones.iter().map(|b| b.name.to_ascii_lowercase()).collect();
     while let Some(t) = tokens.peek() {
         if is_keyword(&t) {
             return Ok(());
@@ -393,10 +400,7 @@ fn read_bonedata(tokens: &mut Tokens, bones: &mut Vec<RawBone>) -> Result<(), Te
         if bone.name.is_empty() {
             return Err(TextError::new(bone.line, 1, "a bone without a name"));
         }
-        if bones
-            .iter()
-            .any(|b| b.name.eq_ignore_ascii_case(&bone.name))
-        {
+        if !names.insert(bone.name.to_ascii_lowercase()) {
             return Err(TextError::new(
                 bone.line,
                 1,
