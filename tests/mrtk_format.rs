@@ -110,7 +110,7 @@ fn version_1_0_reads_and_samples() {
     assert!(clip.warnings.is_empty(), "{:?}", clip.warnings);
     assert_eq!(clip.joint_count(), 1 + 27 + 27);
     assert_eq!(clip.frames, 41); // 0 to 4 s at 10 fps
-    let camera = clip.skeleton.index_of("camera").unwrap();
+    let camera = clip.skeleton.index_of("head").unwrap();
     let wrist = clip.skeleton.index_of("left_wrist").unwrap();
     // Halfway along the camera's x keys (0 → 8 over 4 s) at t = 1: x = 2. Unity's z is
     // negated into right-handed axes.

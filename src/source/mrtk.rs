@@ -6,6 +6,9 @@
 //! curves, gaze), markers, and the headerless 1.0 body of early recordings, whose times
 //! are shifted to start at 0. The clip samples the curves at `fps` (default 60).
 //!
+//! The clip's joints are `head` (the camera), then `left_<slot>` and `right_<slot>` for
+//! the 27 hand joints; its signals are the tracked and pinch states and the eye gaze.
+//!
 //! Unity's world is left-handed (Y up, metres); the clip is right-handed like every
 //! other source, so z is negated (positions) and rotations are mirrored to match.
 
@@ -546,7 +549,8 @@ pub fn read(data: &[u8], fps: Option<f64>) -> Result<Clip, FormatError> {
     let mut joints = Vec::new();
     let mut poses: Vec<&PoseCurves> = Vec::new();
     if let Some(cam) = &recording.camera {
-        joints.push(root_joint("camera"));
+        // The HoloLens camera is the wearer's head.
+        joints.push(root_joint("head"));
         poses.push(cam);
     }
     for (side, hand) in [("left", &recording.left), ("right", &recording.right)] {
