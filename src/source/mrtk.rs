@@ -71,6 +71,22 @@ pub struct Key {
     pub weighted_mode: i32,
 }
 
+impl Key {
+    /// A key as MRTK's recorder writes it: zero tangents and weights in mode "both",
+    /// which makes the curve a straight line to the next key.
+    pub fn linear(time: f32, value: f32) -> Key {
+        Key {
+            time,
+            value,
+            in_tangent: 0.0,
+            out_tangent: 0.0,
+            in_weight: 0.0,
+            out_weight: 0.0,
+            weighted_mode: 3,
+        }
+    }
+}
+
 /// Unity wrap modes: 2 loop, 4 ping-pong, anything else clamps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Wrap {
@@ -461,15 +477,7 @@ fn read_curve(c: &mut Cursor, full: bool) -> Result<Curve, FormatError> {
                 weighted_mode: c.i32("weighted mode")?,
             }
         } else {
-            Key {
-                time,
-                value,
-                in_tangent: 0.0,
-                out_tangent: 0.0,
-                in_weight: 0.0,
-                out_weight: 0.0,
-                weighted_mode: 3,
-            }
+            Key::linear(time, value)
         };
         keys.push(key);
     }
@@ -660,15 +668,7 @@ mod tests {
     use super::*;
 
     fn key(time: f32, value: f32) -> Key {
-        Key {
-            time,
-            value,
-            in_tangent: 0.0,
-            out_tangent: 0.0,
-            in_weight: 0.0,
-            out_weight: 0.0,
-            weighted_mode: 3,
-        }
+        Key::linear(time, value)
     }
 
     fn curve(keys: Vec<Key>) -> Curve {
