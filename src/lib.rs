@@ -8,6 +8,7 @@ pub mod binary;
 pub mod check;
 pub mod cli;
 pub mod fsio;
+pub mod keyframes;
 pub mod kinematics;
 pub mod mtn;
 pub mod oda;

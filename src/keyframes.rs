@@ -1,0 +1,226 @@
+//! Tracks to MTN keyframes: resample onto the keyframe grid, keep every joint within its
+//! limits and speed, blend in from and out to a posture, and reduce to as few keyframes
+//! as a tolerance allows.
+//!
+//! The tolerance is a guarantee about the written file: its dense playback (Sony's
+//! integer rule on 8 ms frames, `mtn::dense_frames`) differs from the grid track,
+//! linearly interpolated, by at most the tolerance on every joint at every 8 ms frame.
+//! Between two keyframes the player draws a straight line (less at most 2n + 1 µrad of
+//! integer truncation over n interpolation frames); both it and the interpolated track
+//! are linear between grid samples, so checking the samples suffices. The reduction
+//! then finds the fewest keyframes whose lines stay within the tolerance less that
+//! truncation margin, exactly, as a shortest path over feasible segments.
+
+use crate::mtn::Keyframe;
+
+/// A segment may span at most this many grid steps (Sony's own files go to 150).
+pub const MAX_SEGMENT_STEPS: usize = 1000;
+
+/// Samples of `track` (spaced `from_s` seconds) at a spacing of `to_s` seconds, linearly
+/// interpolated, covering the same duration (the last sample is held to fill the grid).
+pub fn resample(track: &[f64], from_s: f64, to_s: f64) -> Vec<f64> {
+    let Some(&last) = track.last() else {
+        return Vec::new();
+    };
+    let duration = from_s * (track.len() - 1) as f64;
+    let count = (duration / to_s).ceil() as usize + 1;
+    (0..count)
+        .map(|i| {
+            let x = i as f64 * to_s / from_s;
+            let k = x.floor() as usize;
+            match (track.get(k), track.get(k + 1)) {
+                (Some(&a), Some(&b)) => a + (b - a) * (x - k as f64),
+                _ => last,
+            }
+        })
+        .collect()
+}
+
+/// Each value held within `[min, max]`.
+pub fn clamp(track: &mut [f64], min: f64, max: f64) {
+    for v in track {
+        *v = v.clamp(min, max);
+    }
+}
+
+/// A follower that moves toward the track by at most `max_step` per sample: the track
+/// as a joint that cannot move faster would play it.
+pub fn limit_speed(track: &mut [f64], max_step: f64) {
+    for i in 1..track.len() {
+        let previous = track[i - 1];
+        track[i] = previous + (track[i] - previous).clamp(-max_step, max_step);
+    }
+}
+
+/// Samples needed to move every channel from `from` to `to` without exceeding its
+/// per-sample step (`None`: no limit), so that all channels arrive together.
+pub fn ramp_length(from: &[f64], to: &[f64], max_step: &[Option<f64>]) -> usize {
+    from.iter()
+        .zip(to)
+        .zip(max_step)
+        .filter_map(|((a, b), step)| step.map(|s| ((b - a).abs() / s).ceil() as usize))
+        .max()
+        .unwrap_or(0)
+}
+
+/// A linear ramp of `steps` samples from `from` to `to`, excluding `from` and including
+/// `to`, one row per sample.
+pub fn ramp(from: &[f64], to: &[f64], steps: usize) -> Vec<Vec<f64>> {
+    (1..=steps)
+        .map(|i| {
+            let s = i as f64 / steps as f64;
+            from.iter().zip(to).map(|(a, b)| a + (b - a) * s).collect()
+        })
+        .collect()
+}
+
+/// The fewest keyframes for `rows` (one row of channel values in µrad per grid
+/// sample): indices of the samples that become keyframes, first and last included.
+/// Every sample between two keyframes lies within `tolerance_urad` minus the truncation
+/// margin of the straight line between them, on every channel.
+pub fn reduce(rows: &[Vec<i32>], tolerance_urad: i64, steps_per_frame: usize) -> Vec<usize> {
+    let n = rows.len();
+    if n <= 1 {
+        return (0..n).collect();
+    }
+    let max_steps = max_segment_steps(tolerance_urad, steps_per_frame);
+    // Shortest path: best[b] = fewest keyframes ending with one at b.
+    let mut best = vec![usize::MAX; n];
+    let mut from = vec![0usize; n];
+    best[0] = 1;
+    for a in 0..n - 1 {
+        if best[a] == usize::MAX {
+            continue;
+        }
+        for b in reachable(rows, a, tolerance_urad, steps_per_frame, max_steps) {
+            if best[a] + 1 < best[b] {
+                best[b] = best[a] + 1;
+                from[b] = a;
+            }
+        }
+    }
+    let mut keys = vec![n - 1];
+    let mut at = n - 1;
+    while at != 0 {
+        at = from[at];
+        keys.push(at);
+    }
+    keys.reverse();
+    keys
+}
+
+/// The longest segment the truncation margin allows to be worth its while: its margin
+/// takes at most a quarter of the tolerance.
+fn max_segment_steps(tolerance_urad: i64, steps_per_frame: usize) -> usize {
+    let frames = (tolerance_urad / 8).max(1) as usize;
+    (frames / steps_per_frame.max(1)).clamp(1, MAX_SEGMENT_STEPS)
+}
+
+/// Integer truncation over a segment of `steps` grid samples: at most 2n + 2 µrad for n
+/// interpolation frames of 16 ms.
+fn truncation_margin(steps: usize, steps_per_frame: usize) -> i64 {
+    let frames = (steps * steps_per_frame) as i64; // n + 1
+    2 * frames
+}
+
+/// How far a sample may lie from a keyframe line: the tolerance less the integer
+/// truncation of the longest segment [`reduce`] allows.
+pub fn effective_tolerance(tolerance_urad: i64, steps_per_frame: usize) -> f64 {
+    let max_steps = max_segment_steps(tolerance_urad, steps_per_frame);
+    (tolerance_urad - truncation_margin(max_steps, steps_per_frame)).max(0) as f64
+}
+
+/// Every b > a such that the line from sample a to sample b keeps each sample between
+/// them within the tolerance (less the margin for the longest allowed segment).
+///
+/// For each channel the slopes that keep samples a+1..i within ±tol of the line form
+/// an interval that only narrows as i grows; b is reachable when its own slope lies in
+/// the interval of the samples before it. Once an interval is empty nothing further is.
+fn reachable(
+    rows: &[Vec<i32>],
+    a: usize,
+    tolerance_urad: i64,
+    steps_per_frame: usize,
+    max_steps: usize,
+) -> Vec<usize> {
+    let tol = effective_tolerance(tolerance_urad, steps_per_frame);
+    let channels = rows[a].len();
+    let mut lo = vec![f64::NEG_INFINITY; channels];
+    let mut hi = vec![f64::INFINITY; channels];
+    let mut out = Vec::new();
+    let last = (a + max_steps).min(rows.len() - 1);
+    for b in a + 1..=last {
+        let d = (b - a) as f64;
+        let fits = (0..channels).all(|c| {
+            let slope = f64::from(rows[b][c] - rows[a][c]) / d;
+            slope >= lo[c] - 1e-12 && slope <= hi[c] + 1e-12
+        });
+        if fits {
+            out.push(b);
+        }
+        // Sample b now lies between a and any later end.
+        let mut open = true;
+        for c in 0..channels {
+            let rise = f64::from(rows[b][c] - rows[a][c]);
+            lo[c] = lo[c].max((rise - tol) / d);
+            hi[c] = hi[c].min((rise + tol) / d);
+            open &= lo[c] <= hi[c] + 1e-12;
+        }
+        if !open {
+            break;
+        }
+    }
+    out
+}
+
+/// MTN keyframes from grid rows (body roll, pitch, yaw, then joints, in µrad) and the
+/// chosen samples. A keyframe after `k` grid steps of `steps_per_frame` 16 ms frames
+/// has `k·steps_per_frame − 1` interpolation frames before it.
+pub fn to_keyframes(rows: &[Vec<i32>], keys: &[usize], steps_per_frame: usize) -> Vec<Keyframe> {
+    let mut previous = None;
+    keys.iter()
+        .filter_map(|&k| {
+            let row = rows.get(k)?;
+            let frames_before = match previous {
+                Some(p) => ((k - p) * steps_per_frame - 1) as u32,
+                None => 0,
+            };
+            previous = Some(k);
+            Some(Keyframe {
+                frames_before,
+                roll: row.first().copied().unwrap_or(0),
+                pitch: row.get(1).copied().unwrap_or(0),
+                yaw: row.get(2).copied().unwrap_or(0),
+                joints: row.iter().skip(3).copied().collect(),
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resample_interpolates_and_covers_the_duration() {
+        let r = resample(&[0.0, 10.0, 20.0], 0.1, 0.04);
+        // 0.2 s at 0.04 s: samples at 0, .04, … .2.
+        assert_eq!(r.len(), 6);
+        for (got, want) in r.iter().zip([0.0, 4.0, 8.0, 12.0, 16.0, 20.0]) {
+            assert!((got - want).abs() < 1e-9, "{got} {want}");
+        }
+    }
+
+    #[test]
+    fn speed_limit_follows_at_most_max_step() {
+        let mut t = vec![0.0, 10.0, 10.0, 10.0, -10.0];
+        limit_speed(&mut t, 4.0);
+        assert_eq!(t, [0.0, 4.0, 8.0, 10.0, 6.0]);
+    }
+
+    #[test]
+    fn a_straight_line_needs_two_keyframes() {
+        let rows: Vec<Vec<i32>> = (0..50).map(|i| vec![0, 0, 0, i * 1000, -i * 37]).collect();
+        assert_eq!(reduce(&rows, 8727, 1), [0, 49]);
+    }
+}
