@@ -17,6 +17,7 @@ pub struct WorldPose {
 pub fn world_pose(clip: &Clip, frame: usize) -> WorldPose {
     let joints = &clip.skeleton.joints;
     let locals = clip.frame_rotations(frame);
+    let moving = clip.frame_moving_translations(frame);
     let mut positions = Vec::with_capacity(joints.len());
     let mut rotations: Vec<DQuat> = Vec::with_capacity(joints.len());
     for (i, joint) in joints.iter().enumerate() {
@@ -25,7 +26,11 @@ pub fn world_pose(clip: &Clip, frame: usize) -> WorldPose {
             Some(p) => (positions[p], rotations[p]),
             None => (DVec3::ZERO, DQuat::IDENTITY),
         };
-        positions.push(p + r * clip.translation(frame, i));
+        let t = match clip.moving[i] {
+            Some(column) => moving[column],
+            None => joint.offset,
+        };
+        positions.push(p + r * t);
         rotations.push((r * locals[i]).normalize());
     }
     WorldPose {

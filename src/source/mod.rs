@@ -2,8 +2,8 @@
 //! model, so that retargeting never cares where a motion came from.
 //!
 //! A clip is a skeleton (joints with parents and rest offsets) and frames (every joint's
-//! local translation and its local rotation relative to the rest pose), sampled at a
-//! fixed frame time. In the rest pose every rotation is the identity and every offset is
+//! local rotation relative to the rest pose, and the local position of the joints the
+//! file animates), sampled at a fixed frame time. In the rest pose every rotation is the identity and every offset is
 //! expressed in world axes, whatever the format.
 
 pub mod amc;
@@ -109,9 +109,15 @@ impl Clip {
     /// A joint's local translation on a frame: its animated position, or its rest offset.
     pub fn translation(&self, frame: usize, joint: usize) -> DVec3 {
         match self.moving[joint] {
-            Some(column) => self.translations[frame * self.moving_columns() + column],
+            Some(column) => self.frame_moving_translations(frame)[column],
             None => self.skeleton.joints[joint].offset,
         }
+    }
+
+    /// The animated translations of one frame, one per moving joint (see `moving`).
+    pub fn frame_moving_translations(&self, frame: usize) -> &[DVec3] {
+        let n = self.moving_columns();
+        &self.translations[frame * n..(frame + 1) * n]
     }
 
     /// How many joints have animated translations.
