@@ -11,7 +11,10 @@
 //! then finds the fewest keyframes whose lines stay within the tolerance less that
 //! truncation margin, exactly, as a shortest path over feasible segments.
 
-use crate::mtn::Keyframe;
+use crate::mtn::{Keyframe, Layout, Motion};
+use crate::profile::Profile;
+use crate::retarget::Tracks;
+use crate::units::rad_to_urad;
 
 /// A segment may span at most this many grid steps (Sony's own files go to 150).
 pub const MAX_SEGMENT_STEPS: usize = 1000;
@@ -195,6 +198,137 @@ pub fn to_keyframes(rows: &[Vec<i32>], keys: &[usize], steps_per_frame: usize) -
             })
         })
         .collect()
+}
+
+/// How tracks become a motion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// Keyframe grid in ms: 16 or a multiple of it.
+    pub frame_ms: u32,
+    /// Largest difference, in radians, between the written motion's playback and the
+    /// limited track.
+    pub tolerance: f64,
+    pub start_pose: String,
+    pub end_pose: String,
+    pub name: String,
+    pub creator: String,
+}
+
+/// Speed limits keep this much headroom, so that rounding to µrad never tips a segment
+/// over its joint's limit.
+const SPEED_HEADROOM: f64 = 0.995;
+
+/// A motion from retargeted tracks: every joint on the keyframe grid, within its limits
+/// and speed, starting in `start_pose` and ending in `end_pose` (reached at a
+/// speed-limited pace), reduced to the fewest keyframes the tolerance allows. Joints the
+/// tracks do not drive hold the start posture.
+pub fn build_motion(
+    tracks: &Tracks,
+    profile: &Profile,
+    options: &Options,
+) -> Result<Motion, String> {
+    if options.frame_ms == 0 || options.frame_ms % 16 != 0 {
+        return Err(format!(
+            "frame time {} ms: keyframes lie on Sony's 16 ms grid, so use 16 or a multiple of it",
+            options.frame_ms
+        ));
+    }
+    if !(options.tolerance.is_finite() && options.tolerance > 0.0) {
+        return Err("the tolerance must be above 0".to_string());
+    }
+    let posture = |name: &str| {
+        profile.postures.get(name).ok_or_else(|| {
+            let known: Vec<&str> = profile.postures.keys().map(String::as_str).collect();
+            format!(
+                "the {} has no posture {name:?} (known: {})",
+                profile.model,
+                known.join(", ")
+            )
+        })
+    };
+    let (start, end) = (posture(&options.start_pose)?, posture(&options.end_pose)?);
+    let steps_per_frame = (options.frame_ms / 16) as usize;
+    let dt = f64::from(options.frame_ms) / 1000.0;
+    let max_step: Vec<Option<f64>> = profile
+        .joints
+        .iter()
+        .map(|j| j.max_speed.map(|v| v * dt * SPEED_HEADROOM))
+        .collect();
+
+    // Each joint's track on the grid, within limits and speed.
+    let mut columns: Vec<Vec<f64>> = Vec::with_capacity(profile.joints.len());
+    for (i, joint) in profile.joints.iter().enumerate() {
+        let mut column = match tracks.joints.get(i).and_then(Option::as_ref) {
+            Some(track) if !joint.binary => resample(track, tracks.frame_time, dt),
+            _ => vec![start.joints[i]],
+        };
+        if let Some(limits) = joint.limits {
+            clamp(&mut column, limits.min, limits.max);
+        }
+        if let Some(step) = max_step[i] {
+            limit_speed(&mut column, step);
+        }
+        columns.push(column);
+    }
+    // The source's duration on the grid, whatever drives the joints.
+    let duration = tracks.frame_time * tracks.frames.saturating_sub(1) as f64;
+    let samples =
+        ((duration / dt).ceil() as usize + 1).max(columns.iter().map(Vec::len).max().unwrap_or(1));
+    let row_at = |k: usize| -> Vec<f64> {
+        columns
+            .iter()
+            .map(|c| c.get(k).or(c.last()).copied().unwrap_or(0.0))
+            .collect()
+    };
+
+    // Rows: start posture, a ramp into the motion, the motion, a ramp to the end posture.
+    let mut rows: Vec<(f64, Vec<f64>)> = vec![(start.body_pitch, start.joints.clone())];
+    let first = row_at(0);
+    let steps = ramp_length(&start.joints, &first, &max_step);
+    rows.extend(
+        ramp(&start.joints, &first, steps)
+            .into_iter()
+            .map(|r| (start.body_pitch, r)),
+    );
+    if steps == 0 {
+        rows.pop(); // the motion starts in the posture: no need to hold it twice
+        rows.push((start.body_pitch, first));
+    }
+    rows.extend((1..samples).map(|k| (start.body_pitch, row_at(k))));
+    let last = rows.last().map(|r| r.1.clone()).unwrap_or_default();
+    let steps = ramp_length(&last, &end.joints, &max_step).max(1);
+    let pitch = ramp(&[start.body_pitch], &[end.body_pitch], steps);
+    for (r, p) in ramp(&last, &end.joints, steps).into_iter().zip(pitch) {
+        rows.push((p[0], r));
+    }
+
+    let grid: Vec<Vec<i32>> = rows
+        .iter()
+        .map(|(pitch, joints)| {
+            [0.0, *pitch, 0.0]
+                .iter()
+                .chain(joints)
+                .map(|&v| rad_to_urad(v))
+                .collect()
+        })
+        .collect();
+    let tolerance_urad = (options.tolerance * 1e6).round() as i64;
+    let keys = reduce(&grid, tolerance_urad, steps_per_frame);
+    if keys.len() > usize::from(u16::MAX) {
+        return Err(format!(
+            "{} keyframes: an MTN file holds at most 65535; raise --tolerance-deg or --frame-ms",
+            keys.len()
+        ));
+    }
+    Ok(Motion {
+        name: options.name.clone(),
+        creator: options.creator.clone(),
+        design_label: profile.design_label.clone(),
+        frame_ms: crate::mtn::FRAME_MS,
+        locators: profile.joints.iter().map(|j| j.locator.clone()).collect(),
+        keyframes: to_keyframes(&grid, &keys, steps_per_frame),
+        layout: Layout::default(),
+    })
 }
 
 #[cfg(test)]

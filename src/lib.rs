@@ -13,5 +13,6 @@ pub mod kinematics;
 pub mod mtn;
 pub mod oda;
 pub mod profile;
+pub mod retarget;
 pub mod source;
 pub mod units;

@@ -28,6 +28,108 @@ pub struct Profile {
     pub joints: Vec<Joint>,
     /// Standard postures by name (`stand`, `sit`, `sleep`).
     pub postures: BTreeMap<String, Posture>,
+    /// How motion capture drives the joints (see `retarget`); joints without one hold
+    /// their posture.
+    pub mappings: Vec<Mapping>,
+}
+
+/// One robot joint's source: a measure of the source body, and how it scales:
+/// `joint = sign · scale · measure + offset`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mapping {
+    /// The robot joint's semantic name (`head_pan`, `lf_j1`, …).
+    pub joint: String,
+    /// `head.yaw|pitch|roll` or `<left_arm|right_arm|left_leg|right_leg>.swing|abduction|bend`.
+    pub measure: String,
+    #[serde(default = "one")]
+    pub sign: f64,
+    #[serde(default = "one")]
+    pub scale: f64,
+    #[serde(default)]
+    pub offset_deg: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+impl Mapping {
+    /// Whether the measure names a part and a measure this build knows.
+    pub fn measure_is_known(&self) -> bool {
+        let Some((part, what)) = self.measure.split_once('.') else {
+            return false;
+        };
+        match part {
+            "head" => ["yaw", "pitch", "roll"].contains(&what),
+            "left_arm" | "right_arm" | "left_leg" | "right_leg" => {
+                ["swing", "abduction", "bend"].contains(&what)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Mapping entries from a user's file (`--map FILE.toml`): `[[mapping]]` tables that
+/// replace the profile's for the same joints.
+pub fn load_mappings(path: &Path, profile: &Profile) -> Result<Vec<Mapping>, ProfileError> {
+    let text = std::fs::read_to_string(path).map_err(|error| ProfileError::Io {
+        path: path.display().to_string(),
+        error,
+    })?;
+    #[derive(Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct File {
+        mapping: Vec<Spanned<Mapping>>,
+    }
+    let name = path.display().to_string();
+    let file: File = toml::from_str(&text).map_err(|e| ProfileError::Invalid {
+        source_name: name.clone(),
+        line: line_of(&text, e.span().map_or(0, |s| s.start)),
+        message: e.message().to_string(),
+    })?;
+    let joints: Vec<&str> = profile.joints.iter().map(|j| j.name.as_str()).collect();
+    check_mappings(&file.mapping, &joints, &text, &name)
+}
+
+/// Mappings that name a joint of the profile and a known measure, each once.
+fn check_mappings(
+    entries: &[Spanned<Mapping>],
+    joints: &[&str],
+    text: &str,
+    source_name: &str,
+) -> Result<Vec<Mapping>, ProfileError> {
+    let mut out: Vec<Mapping> = Vec::with_capacity(entries.len());
+    for e in entries {
+        let m = e.get_ref();
+        let problem = if !joints.contains(&m.joint.as_str()) {
+            Some(format!("mapping for {:?}: no such joint", m.joint))
+        } else if !m.measure_is_known() {
+            Some(format!(
+                "mapping for {:?}: unknown measure {:?} (head.yaw|pitch|roll, or \
+                 left_arm|right_arm|left_leg|right_leg .swing|abduction|bend)",
+                m.joint, m.measure
+            ))
+        } else if out.iter().any(|o| o.joint == m.joint) {
+            Some(format!("joint {:?} is mapped twice", m.joint))
+        } else if !(m.sign.is_finite() && m.scale.is_finite() && m.offset_deg.is_finite()) {
+            Some(format!(
+                "mapping for {:?}: sign, scale and offset must be numbers",
+                m.joint
+            ))
+        } else {
+            None
+        };
+        if let Some(message) = problem {
+            return Err(ProfileError::Invalid {
+                source_name: source_name.to_string(),
+                line: line_of(text, e.span().start),
+                message,
+            });
+        }
+        out.push(m.clone());
+    }
+    Ok(out)
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -280,12 +382,15 @@ impl Profile {
             );
         }
 
+        let names: Vec<&str> = joints.iter().map(|j| j.name.as_str()).collect();
+        let mappings = check_mappings(&raw.mapping, &names, text, source_name)?;
         Ok(Profile {
             model: raw.model,
             design_label: raw.design_label,
             description: raw.description.unwrap_or_default(),
             joints,
             postures,
+            mappings,
         })
     }
 
@@ -322,6 +427,8 @@ struct RawProfile {
     joints: Vec<Spanned<RawJoint>>,
     #[serde(default)]
     postures: BTreeMap<String, Spanned<RawPosture>>,
+    #[serde(default)]
+    mapping: Vec<Spanned<Mapping>>,
 }
 
 #[derive(Deserialize)]

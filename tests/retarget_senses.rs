@@ -1,0 +1,199 @@
+//! Natural senses: a human motion drives the AIBO the way a person would expect. Each
+//! test turns one joint of a synthetic performer (Y up, facing +z, its left on +x,
+//! arms hanging) and checks which way the robot joint goes.
+
+use aibo_motion::profile::Profile;
+use aibo_motion::retarget::{retarget, Tracks};
+use aibo_motion::source::bvh;
+
+/// Joints in channel order; each has Zrotation Xrotation Yrotation, the root also a
+/// position first.
+const JOINTS: [&str; 16] = [
+    "Hips",
+    "Spine",
+    "Neck",
+    "Head",
+    "LeftArm",
+    "LeftForeArm",
+    "LeftHand",
+    "RightArm",
+    "RightForeArm",
+    "RightHand",
+    "LeftUpLeg",
+    "LeftLeg",
+    "LeftFoot",
+    "RightUpLeg",
+    "RightLeg",
+    "RightFoot",
+];
+
+const HIERARCHY: &str = "HIERARCHY
+ROOT Hips
+{
+ OFFSET 0 90 0
+ CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
+ JOINT Spine { OFFSET 0 10 0 CHANNELS 3 Zrotation Xrotation Yrotation
+  JOINT Neck { OFFSET 0 30 0 CHANNELS 3 Zrotation Xrotation Yrotation
+   JOINT Head { OFFSET 0 8 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 10 0 } }
+  }
+  JOINT LeftArm { OFFSET 18 25 0 CHANNELS 3 Zrotation Xrotation Yrotation
+   JOINT LeftForeArm { OFFSET 0 -28 0 CHANNELS 3 Zrotation Xrotation Yrotation
+    JOINT LeftHand { OFFSET 0 -25 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 -8 0 } }
+   }
+  }
+  JOINT RightArm { OFFSET -18 25 0 CHANNELS 3 Zrotation Xrotation Yrotation
+   JOINT RightForeArm { OFFSET 0 -28 0 CHANNELS 3 Zrotation Xrotation Yrotation
+    JOINT RightHand { OFFSET 0 -25 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 -8 0 } }
+   }
+  }
+ }
+ JOINT LeftUpLeg { OFFSET 9 0 0 CHANNELS 3 Zrotation Xrotation Yrotation
+  JOINT LeftLeg { OFFSET 0 -42 0 CHANNELS 3 Zrotation Xrotation Yrotation
+   JOINT LeftFoot { OFFSET 0 -40 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 -5 12 } }
+  }
+ }
+ JOINT RightUpLeg { OFFSET -9 0 0 CHANNELS 3 Zrotation Xrotation Yrotation
+  JOINT RightLeg { OFFSET 0 -42 0 CHANNELS 3 Zrotation Xrotation Yrotation
+   JOINT RightFoot { OFFSET 0 -40 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 -5 12 } }
+  }
+ }
+}
+";
+
+/// A two-frame performance: at rest, then with `moves` applied (joint, axis, degrees).
+fn tracks(profile: &str, moves: &[(&str, char, f64)]) -> (Tracks, Profile) {
+    let mut text = format!("{HIERARCHY}MOTION\nFrames: 2\nFrame Time: 0.1\n");
+    for frame in 0..2 {
+        let mut values = vec![0.0; 3];
+        for joint in JOINTS {
+            let mut zxy = [0.0; 3];
+            if frame == 1 {
+                for &(j, axis, deg) in moves {
+                    if j == joint {
+                        zxy[match axis {
+                            'z' => 0,
+                            'x' => 1,
+                            _ => 2,
+                        }] += deg;
+                    }
+                }
+            }
+            values.extend(zxy);
+        }
+        let line: Vec<String> = values.iter().map(f64::to_string).collect();
+        text.push_str(&line.join(" "));
+        text.push('\n');
+    }
+    let clip = bvh::read(text.as_bytes()).unwrap();
+    let profile = Profile::builtin(profile).unwrap();
+    (retarget(&clip, &profile, &[]).unwrap(), profile)
+}
+
+/// How far a robot joint moved from frame 0 to frame 1, in degrees.
+fn moved(tracks: &Tracks, profile: &Profile, joint: &str) -> f64 {
+    let i = profile.joints.iter().position(|j| j.name == joint).unwrap();
+    let t = tracks.joints[i]
+        .as_ref()
+        .unwrap_or_else(|| panic!("{joint} has no source"));
+    (t[1] - t[0]).to_degrees()
+}
+
+#[test]
+fn turning_the_head_left_turns_the_aibo_head_left() {
+    for model in ["ERS-210", "ERS-220", "ERS-7"] {
+        let (t, p) = tracks(model, &[("Head", 'y', 30.0)]);
+        assert!((moved(&t, &p, "head_pan") - 30.0).abs() < 1e-6, "{model}");
+        assert!(moved(&t, &p, "head_tilt").abs() < 1e-6, "{model}");
+    }
+}
+
+#[test]
+fn nodding_down_tilts_the_aibo_head_down() {
+    for model in ["ERS-210", "ERS-220", "ERS-7"] {
+        let (t, p) = tracks(model, &[("Head", 'x', 25.0)]);
+        // Tilt is negative downward on every model.
+        assert!((moved(&t, &p, "head_tilt") + 25.0).abs() < 1e-6, "{model}");
+        assert!(moved(&t, &p, "head_pan").abs() < 1e-6, "{model}");
+    }
+}
+
+#[test]
+fn swinging_an_arm_forward_swings_the_same_side_front_leg_forward() {
+    for model in ["ERS-210", "ERS-220", "ERS-7"] {
+        // −60° about the body's left axis carries a hanging arm forward.
+        let (t, p) = tracks(model, &[("LeftArm", 'x', -60.0)]);
+        assert!((moved(&t, &p, "lf_j1") - 60.0).abs() < 1e-6, "{model}");
+        assert!(moved(&t, &p, "rf_j1").abs() < 1e-6, "{model}");
+        let (t, p) = tracks(model, &[("RightArm", 'x', -40.0)]);
+        assert!((moved(&t, &p, "rf_j1") - 40.0).abs() < 1e-6, "{model}");
+        assert!(moved(&t, &p, "lf_j1").abs() < 1e-6, "{model}");
+    }
+}
+
+#[test]
+fn raising_an_arm_sideways_abducts_the_front_leg() {
+    // The left arm swings out to the left (+x): about +z by a positive angle from down.
+    let (t, p) = tracks("ERS-7", &[("LeftArm", 'z', 30.0), ("RightArm", 'z', -30.0)]);
+    assert!((moved(&t, &p, "lf_j2") - 30.0).abs() < 1e-6);
+    assert!((moved(&t, &p, "rf_j2") - 30.0).abs() < 1e-6);
+}
+
+#[test]
+fn swinging_a_leg_forward_swings_the_same_side_hind_leg_forward() {
+    for model in ["ERS-210", "ERS-220", "ERS-7"] {
+        let (t, p) = tracks(model, &[("RightUpLeg", 'x', -45.0)]);
+        assert!((moved(&t, &p, "rh_j1") - 45.0).abs() < 1e-6, "{model}");
+        assert!(moved(&t, &p, "lh_j1").abs() < 1e-6, "{model}");
+        let (t, p) = tracks(model, &[("LeftUpLeg", 'x', -20.0)]);
+        assert!((moved(&t, &p, "lh_j1") - 20.0).abs() < 1e-6, "{model}");
+    }
+}
+
+#[test]
+fn bending_an_elbow_or_knee_bends_the_matching_aibo_knee() {
+    for model in ["ERS-210", "ERS-220", "ERS-7"] {
+        let (t, p) = tracks(model, &[("LeftForeArm", 'x', -90.0)]);
+        assert!((moved(&t, &p, "lf_j3") - 90.0).abs() < 1e-6, "{model}");
+        assert!(
+            moved(&t, &p, "lf_j1").abs() < 1e-6,
+            "{model}: the upper arm did not move"
+        );
+        let (t, p) = tracks(model, &[("RightLeg", 'x', 70.0)]);
+        assert!((moved(&t, &p, "rh_j3") - 70.0).abs() < 1e-6, "{model}");
+    }
+}
+
+#[test]
+fn turning_the_whole_body_moves_nothing() {
+    // Measures are taken relative to the torso: a performer who turns round and leans
+    // still stands the same way.
+    let (t, p) = tracks("ERS-7", &[("Hips", 'y', 120.0), ("Hips", 'z', 10.0)]);
+    for joint in [
+        "head_pan",
+        "head_tilt",
+        "lf_j1",
+        "lf_j2",
+        "rf_j1",
+        "lh_j1",
+        "rh_j2",
+        "rh_j3",
+    ] {
+        assert!(
+            moved(&t, &p, joint).abs() < 1e-6,
+            "{joint}: {}",
+            moved(&t, &p, joint)
+        );
+    }
+}
+
+#[test]
+fn standing_straight_gives_the_stand_posture() {
+    let (t, p) = tracks("ERS-7", &[]);
+    let stand = &p.postures["stand"];
+    for (i, joint) in p.joints.iter().enumerate() {
+        if let Some(track) = &t.joints[i] {
+            let diff = (track[0] - stand.joints[i]).to_degrees().abs();
+            assert!(diff < 1e-6, "{}: {diff}°", joint.name);
+        }
+    }
+}
