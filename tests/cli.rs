@@ -37,6 +37,48 @@ fn the_readme_example_builds_and_is_clean() {
 }
 
 #[test]
+fn the_readme_main_command_builds_a_clean_motion_for_every_model() {
+    let bvh = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
+    let dir = tempfile::tempdir().unwrap();
+    for model in ["ERS-210", "ERS-220", "ERS-7"] {
+        let out_path = dir.path().join(format!("{model}.mtn"));
+        let out = common::run(&[
+            "build",
+            bvh.to_str().unwrap(),
+            "--profile",
+            model,
+            "-o",
+            out_path.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        let summary: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+        assert_eq!(summary["profile"], model);
+        assert!(summary["mapping"].as_array().unwrap().len() >= 14);
+        let m = mtn::decode(&std::fs::read(&out_path).unwrap())
+            .unwrap()
+            .motion;
+        assert_eq!(m.name, "a_stand#stand_nod-and-wave");
+        assert_eq!(m.creator, "aibo-motion");
+        // Starts and ends in the stand posture.
+        let profile = aibo_motion::profile::Profile::builtin(model).unwrap();
+        let stand = &profile.postures["stand"];
+        for kf in [&m.keyframes[0], m.keyframes.last().unwrap()] {
+            for (&v, &want) in kf.joints.iter().zip(&stand.joints) {
+                assert!((f64::from(v) / 1e6 - want).abs() < 1e-5);
+            }
+        }
+        let check = common::run(&["check", out_path.to_str().unwrap()]);
+        assert_eq!(
+            check.status.code(),
+            Some(0),
+            "{model}: {}",
+            common::stdout(&check)
+        );
+    }
+}
+
+#[test]
 fn info_json_has_the_contract_fields() {
     let dir = tempfile::tempdir().unwrap();
     let m = common::synthetic_motion(4, &[2, 0]);

@@ -193,3 +193,67 @@ fn info_and_positions_work_on_every_sample_from_the_command_line() {
         assert_eq!(lines.count(), frames, "{p}");
     }
 }
+
+#[test]
+fn every_sample_builds_a_clean_motion_for_every_model() {
+    use aibo_motion::check::check;
+    use aibo_motion::keyframes::{build_motion, Options};
+    use aibo_motion::profile::Profile;
+    use aibo_motion::retarget::retarget;
+
+    let (Some(mocap), Some(mrtk)) = (
+        common::shared_dir("mocap-samples"),
+        common::shared_dir("mrtk-samples"),
+    ) else {
+        return;
+    };
+    let asf = mocap.join("asf-amc");
+    let mut inputs: Vec<(PathBuf, Option<PathBuf>)> = files(&mocap.join("bvh"), "bvh")
+        .into_iter()
+        .map(|p| (p, None))
+        .collect();
+    for (amc, skeleton) in [
+        ("charleston1.amc", "charleston.asf"),
+        ("charleston2.amc", "charleston.asf"),
+        ("cmu_01_01.amc", "cmu_01.asf"),
+        ("cmu_11_01.amc", "cmu_11.asf"),
+        ("lambada.amc", "lambada.asf"),
+        ("zombie.amc", "zombie.asf"),
+    ] {
+        inputs.push((asf.join(amc), Some(asf.join(skeleton))));
+    }
+    inputs.extend(files(&mrtk, "bin").into_iter().map(|p| (p, None)));
+    let profiles: Vec<Profile> = ["ERS-210", "ERS-220", "ERS-7"]
+        .iter()
+        .map(|m| Profile::builtin(m).unwrap())
+        .collect();
+    std::thread::scope(|scope| {
+        for (path, skeleton) in &inputs {
+            let profiles = &profiles;
+            scope.spawn(move || {
+                let clip = read(path, skeleton.clone());
+                for profile in profiles {
+                    let tracks = retarget(&clip, profile, &[]).unwrap();
+                    let options = Options {
+                        frame_ms: 16,
+                        tolerance: 0.5f64.to_radians(),
+                        start_pose: "stand".into(),
+                        end_pose: "stand".into(),
+                        name: "t".into(),
+                        creator: "t".into(),
+                    };
+                    let motion = build_motion(&tracks, profile, &options).unwrap();
+                    let report = check(&motion, profile);
+                    assert!(
+                        report.violations.is_empty(),
+                        "{} on the {}: {:?}",
+                        path.display(),
+                        profile.model,
+                        &report.violations[..report.violations.len().min(3)]
+                    );
+                    assert!(report.warnings.is_empty(), "{:?}", report.warnings);
+                }
+            });
+        }
+    });
+}
