@@ -1,9 +1,14 @@
 //! Reader throughput on real files from `../shared/mocap-samples` (skipped with a notice
 //! when that folder is absent): our BVH reader against the `bvh_anim` crate on the
-//! largest BVH, and our AMC reader on CMU 01_01.
+//! largest BVH, our AMC reader on CMU 01_01, and the whole `build` of the largest BVH
+//! against reading it alone.
 //!
 //! Run with `cargo bench --bench readers`.
 
+use aibo_motion::keyframes::{build_motion, Options};
+use aibo_motion::mtn;
+use aibo_motion::profile::Profile;
+use aibo_motion::retarget::retarget;
 use aibo_motion::source::{amc, asf, bvh};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -47,5 +52,35 @@ fn amc_reader(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bvh_readers, amc_reader);
+/// The whole `build` (read, retarget, keyframes, encode) against reading alone.
+fn build_end_to_end(c: &mut Criterion) {
+    let Some(dir) = samples() else { return };
+    let data = std::fs::read(dir.join("bvh/assimp__cmu_01_03.bvh")).unwrap();
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let options = Options {
+        frame_ms: 16,
+        tolerance: 0.5f64.to_radians(),
+        start_pose: "stand".into(),
+        end_pose: "stand".into(),
+        name: "a_stand#stand_cmu_01_03".into(),
+        creator: "aibo-motion".into(),
+    };
+    let mut group = c.benchmark_group("build cmu_01_03 for the ERS-7");
+    group.throughput(Throughput::Bytes(data.len() as u64));
+    group.sample_size(20);
+    group.bench_function("parse only", |b| {
+        b.iter(|| bvh::read(black_box(&data)).unwrap())
+    });
+    group.bench_function("build", |b| {
+        b.iter(|| {
+            let clip = bvh::read(black_box(&data)).unwrap();
+            let tracks = retarget(&clip, &profile, &[]).unwrap();
+            let motion = build_motion(&tracks, &profile, &options).unwrap();
+            mtn::encode(&motion).unwrap()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bvh_readers, amc_reader, build_end_to_end);
 criterion_main!(benches);
