@@ -2,6 +2,7 @@
 
 mod build;
 mod check;
+mod convert;
 mod dump;
 mod info;
 mod oda;
@@ -37,6 +38,7 @@ pub enum Command {
     Dump(dump::Args),
     Build(build::Args),
     Check(check::Args),
+    Convert(convert::Args),
     Oda(oda::Args),
 }
 
@@ -55,6 +57,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Dump(a) => dump::run(a),
         Command::Build(a) => build::run(a),
         Command::Check(a) => check::run(a),
+        Command::Convert(a) => convert::run(a),
         Command::Oda(a) => oda::run(a),
     }
 }
