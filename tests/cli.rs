@@ -337,3 +337,39 @@ fn oda_extract_refuses_names_that_leave_the_folder() {
     assert!(common::stderr(&out).contains("not a safe file name"));
     assert!(!dir.path().join("escape.mtn").exists());
 }
+
+#[test]
+fn many_inputs_build_into_a_folder_and_failures_are_reported_at_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let bvh = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
+    let copy = dir.path().join("second.bvh");
+    std::fs::copy(&bvh, &copy).unwrap();
+    let bad = dir.path().join("broken.bvh");
+    std::fs::write(&bad, "HIERARCHY\nROOT a\n{\n").unwrap();
+    let json = dir.path().join("hello.json");
+    std::fs::copy(example_json(), &json).unwrap();
+    let out = dir.path().join("built");
+    let out_s = format!("{}/", out.display());
+    let run = common::run(&[
+        "build",
+        bvh.to_str().unwrap(),
+        bad.to_str().unwrap(),
+        copy.to_str().unwrap(),
+        json.to_str().unwrap(),
+        "--profile",
+        "ERS-220",
+        "-o",
+        &out_s,
+        "--json",
+    ]);
+    assert_eq!(run.status.code(), Some(2), "a failed input fails the run");
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    assert_eq!(v["built"].as_array().unwrap().len(), 3);
+    assert_eq!(v["failed"][0]["input"], bad.to_str().unwrap());
+    assert!(common::stderr(&run).contains("1 of 4 inputs failed"));
+    for name in ["nod-and-wave.mtn", "second.mtn", "hello.mtn"] {
+        let bytes = std::fs::read(out.join(name)).unwrap();
+        assert!(mtn::decode(&bytes).is_ok(), "{name}");
+    }
+    assert!(!out.join("broken.mtn").exists());
+}

@@ -1,22 +1,26 @@
 //! `aibo-motion build`: make an MTN file from motion capture (retargeted onto a robot
 //! profile) or from the JSON form that `dump` writes.
 
-use super::{detect, json_text, load_clip, log_warnings, print_stdout, FileKind, Outcome};
+use super::{detect, json_text, load_clip, print_stdout, FileKind, Outcome};
 use crate::keyframes::{build_motion, Options};
 use crate::profile::{load_mappings, Profile};
 use crate::retarget::retarget;
+use crate::source::cores;
 use crate::{fsio, mtn};
 use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Build an MTN motion from motion capture (BVH, ASF/AMC, MRTK) or from its JSON form.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Examples:\n  aibo-motion build dance.bvh --profile ERS-210 -o dance.mtn\n  \
                         aibo-motion build 01_01.amc --asf 01.asf --profile ERS-7 -o walk.mtn\n  \
-                        aibo-motion build sit.json -o sit.mtn\n\n\
+                        aibo-motion build sit.json -o sit.mtn\n  \
+                        aibo-motion build takes/*.bvh --profile ERS-7 -o motions/\n\n\
                         The head follows the performer's head, the front legs the arms, the hind \
                         legs the legs; other joints hold the start posture. Every joint stays \
                         within its limits and speed, the motion starts and ends in a standard \
@@ -25,9 +29,11 @@ use std::path::{Path, PathBuf};
                         rebuilds its original file byte for byte."
 )]
 pub struct Args {
-    /// Motion capture, or the JSON form of a motion (`aibo-motion dump FILE.mtn`).
-    pub input: PathBuf,
-    /// The MTN file to write; `-` is stdout.
+    /// Motion capture, or the JSON form of a motion (`aibo-motion dump FILE.mtn`). Several
+    /// inputs build in parallel into the folder `-o` names.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The MTN file to write (`-` is stdout), or a folder for several inputs.
     #[arg(short, long)]
     pub output: PathBuf,
     /// ERS-210, ERS-220, ERS-7, a design label, or a profile .toml (motion capture input).
@@ -59,15 +65,188 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
-    let data = fsio::read_input(&args.input)?;
+    let batch = args.inputs.len() > 1
+        || args.output.is_dir()
+        || args.output.to_string_lossy().ends_with('/');
+    if !batch {
+        let summary = build_one(&args, &args.inputs[0], &args.output)?;
+        report(&args, &summary)?;
+        return Ok(Outcome::Success);
+    }
+    if fsio::is_stdio(&args.output) {
+        anyhow::bail!("several inputs need a folder for -o, not stdout");
+    }
+    std::fs::create_dir_all(&args.output)
+        .with_context(|| format!("cannot create {}", args.output.display()))?;
+    let outputs: Vec<PathBuf> = args
+        .inputs
+        .iter()
+        .map(|input| {
+            let stem = input
+                .file_stem()
+                .map_or_else(|| "motion".into(), |s| s.to_string_lossy().into_owned());
+            args.output.join(format!("{stem}.mtn"))
+        })
+        .collect();
+    if let Some(clash) = outputs
+        .iter()
+        .enumerate()
+        .find(|(i, o)| outputs[..*i].contains(o))
+    {
+        anyhow::bail!(
+            "two inputs would both write {}; give them different names",
+            clash.1.display()
+        );
+    }
+    let progress = ProgressBar::new(args.inputs.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {wide_msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let next = AtomicUsize::new(0);
+    let results: Vec<(usize, Result<Summary>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..cores().min(args.inputs.len()))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(input) = args.inputs.get(i) else {
+                            break;
+                        };
+                        progress.set_message(input.display().to_string());
+                        done.push((i, build_one(&args, input, &outputs[i])));
+                        progress.inc(1);
+                    }
+                    done
+                })
+            })
+            .collect();
+        let mut all: Vec<_> = workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect();
+        all.sort_by_key(|(i, _)| *i);
+        all
+    });
+    progress.finish_and_clear();
+
+    let mut failed = Vec::new();
+    let mut built = Vec::new();
+    for (i, result) in results {
+        match result {
+            Ok(summary) => built.push(summary),
+            Err(e) => failed.push((args.inputs[i].display().to_string(), format!("{e:#}"))),
+        }
+    }
+    if args.json {
+        let summaries: Vec<_> = built.iter().map(Summary::to_json).collect();
+        let failures: Vec<_> = failed
+            .iter()
+            .map(|(f, e)| json!({"input": f, "error": e}))
+            .collect();
+        print_stdout(&json_text(&json!({"built": summaries, "failed": failures})))?;
+    } else {
+        for summary in &built {
+            eprint!("{}", summary.text(false));
+        }
+    }
+    if failed.is_empty() {
+        return Ok(Outcome::Success);
+    }
+    for (file, error) in &failed {
+        if error.starts_with(file.as_str()) {
+            eprintln!("error: {error}");
+        } else {
+            eprintln!("error: {file}: {error}");
+        }
+    }
+    anyhow::bail!("{} of {} inputs failed", failed.len(), args.inputs.len())
+}
+
+/// What one build made, for people and for `--json`.
+struct Summary {
+    input: PathBuf,
+    output: PathBuf,
+    /// Model name, and the title with its design label.
+    profile: String,
+    profile_title: String,
+    keyframes: usize,
+    duration_s: f64,
+    drivers: Vec<crate::retarget::Driver>,
+    held: Vec<String>,
+    warnings: Vec<String>,
+    notes: Vec<String>,
+}
+
+impl Summary {
+    fn to_json(&self) -> serde_json::Value {
+        let mapping: Vec<_> = self
+            .drivers
+            .iter()
+            .map(|d| json!({"joint": d.joint, "measure": d.measure, "source": d.source}))
+            .collect();
+        json!({
+            "input": self.input.display().to_string(),
+            "output": self.output.display().to_string(),
+            "profile": self.profile,
+            "keyframes": self.keyframes,
+            "duration_s": self.duration_s,
+            "mapping": mapping,
+            "held": self.held,
+            "warnings": self.warnings,
+            "notes": self.notes,
+        })
+    }
+
+    fn text(&self, detailed: bool) -> String {
+        let mut t = String::new();
+        let _ = writeln!(
+            t,
+            "{}: {} keyframes, {:.3} s, for the {}",
+            self.output.display(),
+            self.keyframes,
+            self.duration_s,
+            self.profile_title
+        );
+        if detailed {
+            for d in &self.drivers {
+                let _ = writeln!(
+                    t,
+                    "  {:<10} ← {} ({})",
+                    d.joint,
+                    d.measure,
+                    d.source.join(" → ")
+                );
+            }
+            if !self.held.is_empty() {
+                let _ = writeln!(t, "  held at the posture: {}", self.held.join(", "));
+            }
+        }
+        t
+    }
+}
+
+/// Prints one build's summary: JSON on stdout, or text on stderr (stdout may hold the
+/// motion itself).
+fn report(args: &Args, summary: &Summary) -> Result<()> {
+    if args.json {
+        print_stdout(&json_text(&summary.to_json()))?;
+    } else {
+        eprint!("{}", summary.text(true));
+    }
+    Ok(())
+}
+
+fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
+    let data = fsio::read_input(input)?;
     let first = data.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'{') {
-        return build_from_json(&args, &data);
+        return build_from_json(input, output, &data);
     }
-    if !matches!(detect(&data, &args.input)?, FileKind::Source(_)) {
+    if !matches!(detect(&data, input)?, FileKind::Source(_)) {
         anyhow::bail!(
             "{}: build reads motion capture (BVH, ASF/AMC, MRTK) or a motion's JSON form",
-            args.input.display()
+            input.display()
         );
     }
     let profile_arg = args.profile.as_deref().ok_or_else(|| {
@@ -78,11 +257,11 @@ pub fn run(args: Args) -> Result<Outcome> {
         Some(path) => load_mappings(path, &profile)?,
         None => Vec::new(),
     };
-    let clip = load_clip(&args.input, &data, &args.source)?;
+    let clip = load_clip(input, &data, &args.source)?;
     if clip.frames == 0 {
         anyhow::bail!(
             "{}: the file holds no frames to build from",
-            args.input.display()
+            input.display()
         );
     }
     let tracks = retarget(&clip, &profile, &overrides).map_err(anyhow::Error::msg)?;
@@ -91,97 +270,75 @@ pub fn run(args: Args) -> Result<Outcome> {
         tolerance: args.tolerance_deg.to_radians(),
         start_pose: args.start_pose.clone(),
         end_pose: args.end_pose.clone(),
-        name: args.name.clone().unwrap_or_else(|| default_name(&args)),
+        name: args
+            .name
+            .clone()
+            .unwrap_or_else(|| default_name(args, input)),
         creator: args.creator.clone(),
     };
     let motion = build_motion(&tracks, &profile, &options).map_err(anyhow::Error::msg)?;
     let bytes = mtn::encode(&motion)?;
-    fsio::write_bytes(&args.output, &[&args.input], &bytes)?;
+    fsio::write_bytes(output, &[input], &bytes)?;
 
-    let held: Vec<&str> = profile
+    let held = profile
         .joints
         .iter()
         .zip(&tracks.joints)
         .filter(|(_, t)| t.is_none())
-        .map(|(j, _)| j.name.as_str())
+        .map(|(j, _)| j.name.clone())
         .collect();
     let mut warnings = clip.warnings.clone();
     if tracks.drivers.is_empty() {
-        warnings.push(
-            "no joint of the source matched the profile's mappings: the motion only holds the posture"
-                .to_string(),
-        );
-        log_warnings(&warnings[clip.warnings.len()..]);
+        let w = "no joint of the source matched the profile's mappings: the motion only holds the posture";
+        tracing::warn!("{}: {w}", input.display());
+        warnings.push(w.to_string());
     }
-    if args.json {
-        let mapping: Vec<_> = tracks
-            .drivers
-            .iter()
-            .map(|d| json!({"joint": d.joint, "measure": d.measure, "source": d.source}))
-            .collect();
-        let summary = json!({
-            "input": args.input.display().to_string(),
-            "output": args.output.display().to_string(),
-            "profile": profile.model,
-            "keyframes": motion.keyframes.len(),
-            "duration_s": motion.duration_ms() as f64 / 1000.0,
-            "mapping": mapping,
-            "held": held,
-            "warnings": warnings,
-            "notes": clip.notes,
-        });
-        print_stdout(&json_text(&summary))?;
-    } else if !fsio::is_stdio(&args.output) {
-        let mut t = String::new();
-        let _ = writeln!(
-            t,
-            "{}: {} keyframes, {:.3} s, for the {}",
-            args.output.display(),
-            motion.keyframes.len(),
-            motion.duration_ms() as f64 / 1000.0,
-            profile.title()
-        );
-        for d in &tracks.drivers {
-            let _ = writeln!(
-                t,
-                "  {:<10} ← {} ({})",
-                d.joint,
-                d.measure,
-                d.source.join(" → ")
-            );
-        }
-        if !held.is_empty() {
-            let _ = writeln!(t, "  held at the posture: {}", held.join(", "));
-        }
-        eprint!("{t}");
-    }
-    Ok(Outcome::Success)
+    Ok(Summary {
+        input: input.to_path_buf(),
+        output: output.to_path_buf(),
+        profile: profile.model.clone(),
+        profile_title: profile.title(),
+        keyframes: motion.keyframes.len(),
+        duration_s: motion.duration_ms() as f64 / 1000.0,
+        drivers: tracks.drivers,
+        held,
+        warnings,
+        notes: clip.notes,
+    })
 }
 
 /// `a_<start>#<end>_<input stem>`, Sony's naming.
-fn default_name(args: &Args) -> String {
-    let stem = Path::new(&args.input)
+fn default_name(args: &Args, input: &Path) -> String {
+    let stem = input
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "motion".to_string());
     format!("a_{}#{}_{stem}", args.start_pose, args.end_pose)
 }
 
-fn build_from_json(args: &Args, data: &[u8]) -> Result<Outcome> {
+fn build_from_json(input: &Path, output: &Path, data: &[u8]) -> Result<Summary> {
     let text = std::str::from_utf8(data)
-        .with_context(|| format!("{} is not UTF-8 text", args.input.display()))?;
+        .with_context(|| format!("{} is not UTF-8 text", input.display()))?;
     let motion = mtn::from_json(text)
-        .with_context(|| format!("{} is not a motion in JSON form", args.input.display()))?;
-    for note in motion.advisories() {
+        .with_context(|| format!("{} is not a motion in JSON form", input.display()))?;
+    let warnings = motion.advisories();
+    for note in &warnings {
         tracing::warn!("{note}");
     }
     let bytes = mtn::encode(&motion)?;
-    fsio::write_bytes(&args.output, &[&args.input], &bytes)?;
-    tracing::info!(
-        "wrote {} ({} bytes, {} keyframes)",
-        args.output.display(),
-        bytes.len(),
-        motion.keyframes.len()
-    );
-    Ok(Outcome::Success)
+    fsio::write_bytes(output, &[input], &bytes)?;
+    Ok(Summary {
+        input: input.to_path_buf(),
+        output: output.to_path_buf(),
+        profile: Profile::for_design_label(&motion.design_label)
+            .map_or_else(|| motion.design_label.clone(), |p| p.model.clone()),
+        profile_title: Profile::for_design_label(&motion.design_label)
+            .map_or_else(|| motion.design_label.clone(), |p| p.title()),
+        keyframes: motion.keyframes.len(),
+        duration_s: motion.duration_ms() as f64 / 1000.0,
+        drivers: Vec::new(),
+        held: Vec::new(),
+        warnings,
+        notes: Vec::new(),
+    })
 }

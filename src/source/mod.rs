@@ -12,7 +12,7 @@ pub mod bvh;
 pub mod mrtk;
 mod text;
 
-pub use text::TextError;
+pub use text::{cores, TextError};
 
 use crate::binary::FormatError;
 use glam::{DQuat, DVec3};
