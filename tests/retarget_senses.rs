@@ -2,7 +2,7 @@
 //! test turns one joint of a synthetic performer (Y up, facing +z, its left on +x,
 //! arms hanging) and checks which way the robot joint goes.
 
-use aibo_motion::profile::Profile;
+use aibo_motion::profile::{load_mappings, Mapping, Profile};
 use aibo_motion::retarget::{retarget, Tracks};
 use aibo_motion::source::bvh;
 
@@ -62,6 +62,14 @@ ROOT Hips
 
 /// A two-frame performance: at rest, then with `moves` applied (joint, axis, degrees).
 fn tracks(profile: &str, moves: &[(&str, char, f64)]) -> (Tracks, Profile) {
+    tracks_with(profile, moves, &[])
+}
+
+fn tracks_with(
+    profile: &str,
+    moves: &[(&str, char, f64)],
+    overrides: &[Mapping],
+) -> (Tracks, Profile) {
     let mut text = format!("{HIERARCHY}MOTION\nFrames: 2\nFrame Time: 0.1\n");
     for frame in 0..2 {
         let mut values = vec![0.0; 3];
@@ -86,7 +94,7 @@ fn tracks(profile: &str, moves: &[(&str, char, f64)]) -> (Tracks, Profile) {
     }
     let clip = bvh::read(text.as_bytes()).unwrap();
     let profile = Profile::builtin(profile).unwrap();
-    (retarget(&clip, &profile, &[]).unwrap(), profile)
+    (retarget(&clip, &profile, overrides).unwrap(), profile)
 }
 
 /// How far a robot joint moved from frame 0 to frame 1, in degrees.
@@ -196,4 +204,42 @@ fn standing_straight_gives_the_stand_posture() {
             assert!(diff < 1e-6, "{}: {diff}°", joint.name);
         }
     }
+}
+
+#[test]
+fn a_user_mapping_file_overrides_the_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("mine.toml");
+    // Drive the head pan from the head's roll instead, reversed and halved.
+    std::fs::write(
+        &map,
+        "[[mapping]]\njoint = \"head_pan\"\nmeasure = \"head.roll\"\nsign = -1\nscale = 0.5\n",
+    )
+    .unwrap();
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let overrides = load_mappings(&map, &profile).unwrap();
+    // +40° about +z lifts the head's left side: right ear down, a roll of +40°.
+    let (t, p) = tracks_with("ERS-7", &[("Head", 'z', 40.0)], &overrides);
+    assert!(
+        (moved(&t, &p, "head_pan") + 20.0).abs() < 1e-6,
+        "{}",
+        moved(&t, &p, "head_pan")
+    );
+    assert!(t
+        .drivers
+        .iter()
+        .any(|d| d.joint == "head_pan" && d.measure == "head.roll"));
+    // The other mappings stay.
+    assert!(t.drivers.iter().any(|d| d.joint == "head_tilt"));
+
+    std::fs::write(
+        &map,
+        "[[mapping]]\njoint = \"head_pan\"\nmeasure = \"head.wobble\"\n",
+    )
+    .unwrap();
+    let err = load_mappings(&map, &profile).unwrap_err().to_string();
+    assert!(
+        err.contains("line 1") && err.contains("head.wobble"),
+        "{err}"
+    );
 }
