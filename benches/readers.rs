@@ -64,6 +64,7 @@ fn build_end_to_end(c: &mut Criterion) {
         end_pose: "stand".into(),
         name: "a_stand#stand_cmu_01_03".into(),
         creator: "aibo-motion".into(),
+        body_attitude: false,
     };
     let mut group = c.benchmark_group("build cmu_01_03 for the ERS-7");
     group.throughput(Throughput::Bytes(data.len() as u64));

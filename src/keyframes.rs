@@ -212,6 +212,8 @@ pub struct Options {
     pub end_pose: String,
     pub name: String,
     pub creator: String,
+    /// Body roll, pitch and yaw from the source's pelvis, rather than the posture's.
+    pub body_attitude: bool,
 }
 
 /// Speed limits keep this much headroom, so that rounding to µrad never tips a segment
@@ -274,43 +276,46 @@ pub fn build_motion(
     let duration = tracks.frame_time * tracks.frames.saturating_sub(1) as f64;
     let samples =
         ((duration / dt).ceil() as usize + 1).max(columns.iter().map(Vec::len).max().unwrap_or(1));
-    let row_at = |k: usize| -> Vec<f64> {
-        columns
+
+    // Body attitude (roll, pitch, yaw) on the grid: the source's when asked for, else
+    // the start posture's pitch.
+    let body: Vec<Vec<f64>> = match (&tracks.body, options.body_attitude) {
+        (Some(b), true) => b
             .iter()
-            .map(|c| c.get(k).or(c.last()).copied().unwrap_or(0.0))
+            .map(|t| resample(t, tracks.frame_time, dt))
+            .collect(),
+        _ => vec![vec![0.0], vec![start.body_pitch], vec![0.0]],
+    };
+    let motion_row = |k: usize| -> Vec<f64> {
+        let at = |c: &Vec<f64>| c.get(k).or(c.last()).copied().unwrap_or(0.0);
+        body.iter().map(at).chain(columns.iter().map(at)).collect()
+    };
+    let posture_row = |p: &crate::profile::Posture| -> Vec<f64> {
+        [0.0, p.body_pitch, 0.0]
+            .into_iter()
+            .chain(p.joints.iter().copied())
             .collect()
     };
+    let limits: Vec<Option<f64>> = [None, None, None].into_iter().chain(max_step).collect();
 
     // Rows: start posture, a ramp into the motion, the motion, a ramp to the end posture.
-    let mut rows: Vec<(f64, Vec<f64>)> = vec![(start.body_pitch, start.joints.clone())];
-    let first = row_at(0);
-    let steps = ramp_length(&start.joints, &first, &max_step);
-    rows.extend(
-        ramp(&start.joints, &first, steps)
-            .into_iter()
-            .map(|r| (start.body_pitch, r)),
-    );
+    let start_row = posture_row(start);
+    let first = motion_row(0);
+    let steps = ramp_length(&start_row, &first, &limits);
+    let mut rows = vec![start_row.clone()];
+    rows.extend(ramp(&start_row, &first, steps));
     if steps == 0 {
-        rows.pop(); // the motion starts in the posture: no need to hold it twice
-        rows.push((start.body_pitch, first));
+        rows[0] = first; // the motion starts in the posture: no need to hold it twice
     }
-    rows.extend((1..samples).map(|k| (start.body_pitch, row_at(k))));
-    let last = rows.last().map(|r| r.1.clone()).unwrap_or_default();
-    let steps = ramp_length(&last, &end.joints, &max_step).max(1);
-    let pitch = ramp(&[start.body_pitch], &[end.body_pitch], steps);
-    for (r, p) in ramp(&last, &end.joints, steps).into_iter().zip(pitch) {
-        rows.push((p[0], r));
-    }
+    rows.extend((1..samples).map(motion_row));
+    let last = rows.last().cloned().unwrap_or_default();
+    let end_row = posture_row(end);
+    let steps = ramp_length(&last, &end_row, &limits).max(1);
+    rows.extend(ramp(&last, &end_row, steps));
 
     let grid: Vec<Vec<i32>> = rows
         .iter()
-        .map(|(pitch, joints)| {
-            [0.0, *pitch, 0.0]
-                .iter()
-                .chain(joints)
-                .map(|&v| rad_to_urad(v))
-                .collect()
-        })
+        .map(|row| row.iter().map(|&v| rad_to_urad(v)).collect())
         .collect();
     let tolerance_urad = (options.tolerance * 1e6).round() as i64;
     let keys = reduce(&grid, tolerance_urad, steps_per_frame);

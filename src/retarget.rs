@@ -225,6 +225,10 @@ pub struct Tracks {
     pub frame_time: f64,
     /// Frames of the source, which the motion lasts whatever drives it.
     pub frames: usize,
+    /// The source body's roll (leaning right +), pitch (leaning back +) and yaw (turned
+    /// left + since the first frame), radians per frame, as MTN's body attitude means
+    /// them; `None` without a pelvis.
+    pub body: Option<[Vec<f64>; 3]>,
 }
 
 /// Tracks for every profile joint that a mapping drives and the clip can measure.
@@ -337,12 +341,51 @@ pub fn retarget(clip: &Clip, profile: &Profile, overrides: &[Mapping]) -> Result
         let (k, offset) = (m.sign * m.scale, m.offset_deg.to_radians());
         joints[index] = Some(values.into_iter().map(|v| k * v + offset).collect());
     }
+    let body = body
+        .pelvis
+        .map(|pelvis| body_attitude(&poses, pelvis, &frame));
     Ok(Tracks {
         joints,
         drivers,
         frame_time: clip.frame_time,
         frames: clip.frames,
+        body,
     })
+}
+
+/// The pelvis's attitude per frame; yaw unwrapped and counted from the first frame.
+fn body_attitude(
+    poses: &[crate::kinematics::WorldPose],
+    pelvis: usize,
+    frame: &Frame,
+) -> [Vec<f64>; 3] {
+    let mut roll = Vec::with_capacity(poses.len());
+    let mut pitch = Vec::with_capacity(poses.len());
+    let mut yaw: Vec<f64> = Vec::with_capacity(poses.len());
+    for p in poses {
+        let q = p.rotations[pelvis];
+        let (f, l) = (q * frame.forward, q * frame.left);
+        roll.push(
+            l.dot(frame.up)
+                .atan2(l.dot(frame.left).hypot(l.dot(frame.forward))),
+        );
+        pitch.push(
+            f.dot(frame.up)
+                .atan2(f.dot(frame.forward).hypot(f.dot(frame.left))),
+        );
+        let heading = f.dot(frame.left).atan2(f.dot(frame.forward));
+        let unwrapped = match yaw.last() {
+            Some(&prev) => {
+                let turn = std::f64::consts::TAU;
+                prev + (heading - prev + turn / 2.0).rem_euclid(turn) - turn / 2.0
+            }
+            None => heading,
+        };
+        yaw.push(unwrapped);
+    }
+    let start = yaw.first().copied().unwrap_or(0.0);
+    yaw.iter_mut().for_each(|y| *y -= start);
+    [roll, pitch, yaw]
 }
 
 /// yaw (to the left +), pitch (nodding down +), roll (right ear down +) of a rotation

@@ -241,6 +241,7 @@ fn every_sample_builds_a_clean_motion_for_every_model() {
                         end_pose: "stand".into(),
                         name: "t".into(),
                         creator: "t".into(),
+                        body_attitude: false,
                     };
                     let motion = build_motion(&tracks, profile, &options).unwrap();
                     let report = check(&motion, profile);

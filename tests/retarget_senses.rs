@@ -243,3 +243,17 @@ fn a_user_mapping_file_overrides_the_profile() {
         "{err}"
     );
 }
+
+#[test]
+fn body_attitude_follows_the_pelvis() {
+    // Leaning back 10° (the forward axis tips up: −10° about +x), turned left 30°, and
+    // leaning right 5° (the left side up: +5° about +z), applied as Rz·Rx·Ry.
+    let (t, _) = tracks("ERS-7", &[("Hips", 'x', -10.0)]);
+    let [roll, pitch, yaw] = t.body.clone().unwrap();
+    assert!((pitch[1].to_degrees() - 10.0).abs() < 1e-6);
+    assert!(roll[1].abs() < 1e-9 && yaw[1].abs() < 1e-9);
+    let (t, _) = tracks("ERS-7", &[("Hips", 'y', 30.0)]);
+    assert!((t.body.unwrap()[2][1].to_degrees() - 30.0).abs() < 1e-6);
+    let (t, _) = tracks("ERS-7", &[("Hips", 'z', 5.0)]);
+    assert!((t.body.unwrap()[0][1].to_degrees() - 5.0).abs() < 1e-6);
+}

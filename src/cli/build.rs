@@ -57,6 +57,9 @@ pub struct Args {
     pub start_pose: String,
     #[arg(long, default_value = "stand")]
     pub end_pose: String,
+    /// Body roll, pitch and yaw from the performer's pelvis (default: the posture's).
+    #[arg(long)]
+    pub body_attitude: bool,
     /// A JSON summary on stdout (keyframes, duration, mapping used, warnings).
     #[arg(long)]
     pub json: bool,
@@ -146,9 +149,8 @@ pub fn run(args: Args) -> Result<Outcome> {
             .collect();
         print_stdout(&json_text(&json!({"built": summaries, "failed": failures})))?;
     } else {
-        for summary in &built {
-            eprint!("{}", summary.text(false));
-        }
+        let lines: String = built.iter().map(|s| s.text(false)).collect();
+        print_stdout(&lines)?;
     }
     if failed.is_empty() {
         return Ok(Outcome::Success);
@@ -226,13 +228,18 @@ impl Summary {
     }
 }
 
-/// Prints one build's summary: JSON on stdout, or text on stderr (stdout may hold the
-/// motion itself).
+/// Prints one build's summary on stdout (JSON or text), or on stderr when the motion
+/// itself went to stdout.
 fn report(args: &Args, summary: &Summary) -> Result<()> {
-    if args.json {
-        print_stdout(&json_text(&summary.to_json()))?;
+    let text = if args.json {
+        json_text(&summary.to_json())
     } else {
-        eprint!("{}", summary.text(true));
+        summary.text(true)
+    };
+    if fsio::is_stdio(&args.output) {
+        eprint!("{text}");
+    } else {
+        print_stdout(&text)?;
     }
     Ok(())
 }
@@ -275,6 +282,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             .clone()
             .unwrap_or_else(|| default_name(args, input)),
         creator: args.creator.clone(),
+        body_attitude: args.body_attitude,
     };
     let motion = build_motion(&tracks, &profile, &options).map_err(anyhow::Error::msg)?;
     let bytes = mtn::encode(&motion)?;
