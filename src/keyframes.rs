@@ -16,8 +16,9 @@ use crate::profile::Profile;
 use crate::retarget::Tracks;
 use crate::units::rad_to_urad;
 
-/// A segment may span at most this many grid steps (Sony's own files go to 150).
-pub const MAX_SEGMENT_STEPS: usize = 1000;
+/// A segment may span at most this many grid steps, about 4 s at 16 ms (Sony's own
+/// files go to 150). It bounds the reduction's work on long, still stretches.
+pub const MAX_SEGMENT_STEPS: usize = 256;
 
 /// Samples of `track` (spaced `from_s` seconds) at a spacing of `to_s` seconds, linearly
 /// interpolated, covering the same duration (the last sample is held to fill the grid).
