@@ -441,11 +441,12 @@ fn count_lines(data: &[u8]) -> usize {
     std::iter::from_fn(|| lines.next_line()).count()
 }
 
-/// A decimal number as real files write them (`-0`, `.8142`, `-3.18055e-015`), or
-/// `None`. Full f64 precision.
+/// A finite decimal number as real files write them (`-0`, `.8142`, `-3.18055e-015`),
+/// or `None`. Full f64 precision.
 pub fn parse_number(text: &[u8]) -> Option<f64> {
     match fast_float2::parse_partial::<f64, _>(text) {
-        Ok((v, n)) if n == text.len() => Some(v),
+        // `inf` and `nan` parse, but no motion holds them: they are damage.
+        Ok((v, n)) if n == text.len() && v.is_finite() => Some(v),
         _ => None,
     }
 }
@@ -521,6 +522,9 @@ mod tests {
         assert_eq!(parse_number(b"-0"), Some(-0.0));
         assert_eq!(parse_number(b"-3.18055e-015"), Some(-3.18055e-15));
         assert_eq!(parse_number(b"1.5x"), None);
+        assert_eq!(parse_number(b"inf"), None);
+        assert_eq!(parse_number(b"NaN"), None);
+        assert_eq!(parse_number(b"1e999"), None);
         assert_eq!(parse_number(b""), None);
     }
 }
