@@ -11,6 +11,7 @@ pub mod edit;
 pub mod fsio;
 pub mod keyframes;
 pub mod kinematics;
+pub mod legs;
 pub mod mtn;
 pub mod oda;
 pub mod profile;

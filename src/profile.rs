@@ -31,6 +31,8 @@ pub struct Profile {
     /// How motion capture drives the joints (see `retarget`); joints without one hold
     /// their posture.
     pub mappings: Vec<Mapping>,
+    /// Leg geometry for `build --legs ik`; `None` when the profile gives none.
+    pub legs: Option<crate::legs::LegGeometry>,
 }
 
 /// One robot joint's source: a measure of the source body, and how it scales:
@@ -391,6 +393,7 @@ impl Profile {
             joints,
             postures,
             mappings,
+            legs: raw.legs,
         })
     }
 
@@ -429,6 +432,7 @@ struct RawProfile {
     postures: BTreeMap<String, Spanned<RawPosture>>,
     #[serde(default)]
     mapping: Vec<Spanned<Mapping>>,
+    legs: Option<crate::legs::LegGeometry>,
 }
 
 #[derive(Deserialize)]

@@ -16,6 +16,7 @@
 //! `joint = sign · scale · measure + offset`.
 
 use crate::kinematics::world_pose;
+use crate::legs::{Leg, LegId};
 use crate::profile::{Mapping, Profile};
 use crate::source::{Clip, Format, Skeleton};
 use glam::{DQuat, DVec3};
@@ -231,9 +232,27 @@ pub struct Tracks {
     pub body: Option<[Vec<f64>; 3]>,
 }
 
+/// How the legs follow the performer's limbs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LegMode {
+    /// Joint angles from the limbs' swing, abduction and bend (the profile's mappings).
+    #[default]
+    Angles,
+    /// Paw positions: each hand and foot, relative to its shoulder or hip and scaled to
+    /// the leg's length, moves the paw from its stand position; inverse kinematics
+    /// finds the angles.
+    Ik,
+}
+
 /// Tracks for every profile joint that a mapping drives and the clip can measure.
-/// Mappings in `overrides` replace the profile's for the same joint.
-pub fn retarget(clip: &Clip, profile: &Profile, overrides: &[Mapping]) -> Result<Tracks, String> {
+/// Mappings in `overrides` replace the profile's for the same joint. With
+/// [`LegMode::Ik`], legs with geometry in the profile follow paw positions instead.
+pub fn retarget(
+    clip: &Clip,
+    profile: &Profile,
+    overrides: &[Mapping],
+    legs: LegMode,
+) -> Result<Tracks, String> {
     let body = Body::find(&clip.skeleton);
     let frame = Frame::of(clip, &body);
     let mut mappings: Vec<&Mapping> = profile.mappings.iter().collect();
@@ -341,6 +360,45 @@ pub fn retarget(clip: &Clip, profile: &Profile, overrides: &[Mapping]) -> Result
         let (k, offset) = (m.sign * m.scale, m.offset_deg.to_radians());
         joints[index] = Some(values.into_iter().map(|v| k * v + offset).collect());
     }
+    if legs == LegMode::Ik {
+        // The four legs solve independently: one thread each.
+        let solved: Vec<SolvedLeg> = std::thread::scope(|scope| {
+            let handles: Vec<_> = LegId::ALL
+                .into_iter()
+                .zip(Limb::ALL)
+                .filter_map(|(id, limb)| Some((Leg::of(profile, id)?, limb, body.limb(limb)?)))
+                .map(|(leg, limb, chain)| {
+                    let torso = if matches!(limb, Limb::LeftArm | Limb::RightArm) {
+                        body.chest
+                    } else {
+                        body.pelvis
+                    };
+                    let (poses, frame, skeleton) = (&poses, &frame, &clip.skeleton);
+                    scope.spawn(move || {
+                        let angles =
+                            follow_paw(&leg, profile, poses, chain, torso, frame, skeleton);
+                        (leg, limb, chain, angles)
+                    })
+                })
+                .collect();
+            handles.into_iter().filter_map(|h| h.join().ok()).collect()
+        });
+        for (leg, limb, chain, angles) in solved {
+            for (k, &joint) in leg.joints.iter().enumerate() {
+                let name = &profile.joints[joint].name;
+                joints[joint] = Some(angles.iter().map(|a| a[k]).collect());
+                drivers.retain(|d| &d.joint != name);
+                drivers.push(Driver {
+                    joint: name.clone(),
+                    measure: format!("{}.ik", limb.name()),
+                    source: chain
+                        .iter()
+                        .map(|&j| clip.skeleton.joints[j].name.clone())
+                        .collect(),
+                });
+            }
+        }
+    }
     let body = body
         .pelvis
         .map(|pelvis| body_attitude(&poses, pelvis, &frame));
@@ -351,6 +409,61 @@ pub fn retarget(clip: &Clip, profile: &Profile, overrides: &[Mapping]) -> Result
         frames: clip.frames,
         body,
     })
+}
+
+/// A leg, the limb that drove it, the limb's joints, and its angles per frame.
+type SolvedLeg = (Leg, Limb, [usize; 3], Vec<[f64; 3]>);
+
+/// Leg angles per frame that put the paw where the performer's hand or foot is: its
+/// offset from hanging straight down, scaled from the limb's length to the leg's, added
+/// to the paw's stand position. A frame the solver cannot reach keeps the last angles.
+/// (The unreachable: the performer's hand behind the back, a foot above the hip.)
+fn follow_paw(
+    leg: &Leg,
+    profile: &Profile,
+    poses: &[crate::kinematics::WorldPose],
+    chain: [usize; 3],
+    torso: Option<usize>,
+    frame: &Frame,
+    skeleton: &Skeleton,
+) -> Vec<[f64; 3]> {
+    let rest = rest_positions(skeleton);
+    let limb_length =
+        (rest[chain[1]] - rest[chain[0]]).length() + (rest[chain[2]] - rest[chain[1]]).length();
+    let stand = profile
+        .postures
+        .get("stand")
+        .map_or([0.0; 3], |p| leg.joints.map(|j| p.joints[j]));
+    let stand_paw = leg.paw(stand);
+    let scale = if limb_length > 1e-9 {
+        leg.length / limb_length
+    } else {
+        0.0
+    };
+    let mut current = stand;
+    let mut lost = false;
+    poses
+        .iter()
+        .map(|p| {
+            let t = torso.map_or(DQuat::IDENTITY, |t| p.rotations[t]).inverse();
+            let s = t * (p.positions[chain[2]] - p.positions[chain[0]]);
+            let reach = DVec3::new(s.dot(frame.forward), s.dot(frame.left), s.dot(frame.up));
+            let hanging = DVec3::new(0.0, 0.0, -limb_length);
+            let target = stand_paw + (reach - hanging) * scale;
+            // After a miss, try only from where the leg is until it finds the path again:
+            // a long stretch out of reach would otherwise cost every guess every frame.
+            let found = if lost {
+                leg.reach_near(target, current)
+            } else {
+                leg.reach(target, current)
+            };
+            lost = found.is_none();
+            if let Some(angles) = found {
+                current = angles;
+            }
+            current
+        })
+        .collect()
 }
 
 /// The pelvis's attitude per frame; yaw unwrapped and counted from the first frame.

@@ -199,7 +199,7 @@ fn every_sample_builds_a_clean_motion_for_every_model() {
     use aibo_motion::check::check;
     use aibo_motion::keyframes::{build_motion, Options};
     use aibo_motion::profile::Profile;
-    use aibo_motion::retarget::retarget;
+    use aibo_motion::retarget::{retarget, LegMode};
 
     let (Some(mocap), Some(mrtk)) = (
         common::shared_dir("mocap-samples"),
@@ -233,7 +233,7 @@ fn every_sample_builds_a_clean_motion_for_every_model() {
             scope.spawn(move || {
                 let clip = read(path, skeleton.clone());
                 for profile in profiles {
-                    let tracks = retarget(&clip, profile, &[]).unwrap();
+                    let tracks = retarget(&clip, profile, &[], LegMode::Angles).unwrap();
                     let options = Options {
                         frame_ms: 16,
                         tolerance: 0.5f64.to_radians(),

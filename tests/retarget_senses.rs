@@ -2,63 +2,11 @@
 //! test turns one joint of a synthetic performer (Y up, facing +z, its left on +x,
 //! arms hanging) and checks which way the robot joint goes.
 
+mod common;
+
 use aibo_motion::profile::{load_mappings, Mapping, Profile};
-use aibo_motion::retarget::{retarget, Tracks};
+use aibo_motion::retarget::{retarget, LegMode, Tracks};
 use aibo_motion::source::bvh;
-
-/// Joints in channel order; each has Zrotation Xrotation Yrotation, the root also a
-/// position first.
-const JOINTS: [&str; 16] = [
-    "Hips",
-    "Spine",
-    "Neck",
-    "Head",
-    "LeftArm",
-    "LeftForeArm",
-    "LeftHand",
-    "RightArm",
-    "RightForeArm",
-    "RightHand",
-    "LeftUpLeg",
-    "LeftLeg",
-    "LeftFoot",
-    "RightUpLeg",
-    "RightLeg",
-    "RightFoot",
-];
-
-const HIERARCHY: &str = "HIERARCHY
-ROOT Hips
-{
- OFFSET 0 90 0
- CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
- JOINT Spine { OFFSET 0 10 0 CHANNELS 3 Zrotation Xrotation Yrotation
-  JOINT Neck { OFFSET 0 30 0 CHANNELS 3 Zrotation Xrotation Yrotation
-   JOINT Head { OFFSET 0 8 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 10 0 } }
-  }
-  JOINT LeftArm { OFFSET 18 25 0 CHANNELS 3 Zrotation Xrotation Yrotation
-   JOINT LeftForeArm { OFFSET 0 -28 0 CHANNELS 3 Zrotation Xrotation Yrotation
-    JOINT LeftHand { OFFSET 0 -25 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 -8 0 } }
-   }
-  }
-  JOINT RightArm { OFFSET -18 25 0 CHANNELS 3 Zrotation Xrotation Yrotation
-   JOINT RightForeArm { OFFSET 0 -28 0 CHANNELS 3 Zrotation Xrotation Yrotation
-    JOINT RightHand { OFFSET 0 -25 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 -8 0 } }
-   }
-  }
- }
- JOINT LeftUpLeg { OFFSET 9 0 0 CHANNELS 3 Zrotation Xrotation Yrotation
-  JOINT LeftLeg { OFFSET 0 -42 0 CHANNELS 3 Zrotation Xrotation Yrotation
-   JOINT LeftFoot { OFFSET 0 -40 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 -5 12 } }
-  }
- }
- JOINT RightUpLeg { OFFSET -9 0 0 CHANNELS 3 Zrotation Xrotation Yrotation
-  JOINT RightLeg { OFFSET 0 -42 0 CHANNELS 3 Zrotation Xrotation Yrotation
-   JOINT RightFoot { OFFSET 0 -40 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 -5 12 } }
-  }
- }
-}
-";
 
 /// A two-frame performance: at rest, then with `moves` applied (joint, axis, degrees).
 fn tracks(profile: &str, moves: &[(&str, char, f64)]) -> (Tracks, Profile) {
@@ -70,31 +18,13 @@ fn tracks_with(
     moves: &[(&str, char, f64)],
     overrides: &[Mapping],
 ) -> (Tracks, Profile) {
-    let mut text = format!("{HIERARCHY}MOTION\nFrames: 2\nFrame Time: 0.1\n");
-    for frame in 0..2 {
-        let mut values = vec![0.0; 3];
-        for joint in JOINTS {
-            let mut zxy = [0.0; 3];
-            if frame == 1 {
-                for &(j, axis, deg) in moves {
-                    if j == joint {
-                        zxy[match axis {
-                            'z' => 0,
-                            'x' => 1,
-                            _ => 2,
-                        }] += deg;
-                    }
-                }
-            }
-            values.extend(zxy);
-        }
-        let line: Vec<String> = values.iter().map(f64::to_string).collect();
-        text.push_str(&line.join(" "));
-        text.push('\n');
-    }
+    let text = common::performer_bvh(&[vec![], moves.to_vec()], 0.1);
     let clip = bvh::read(text.as_bytes()).unwrap();
     let profile = Profile::builtin(profile).unwrap();
-    (retarget(&clip, &profile, overrides).unwrap(), profile)
+    (
+        retarget(&clip, &profile, overrides, LegMode::Angles).unwrap(),
+        profile,
+    )
 }
 
 /// How far a robot joint moved from frame 0 to frame 1, in degrees.

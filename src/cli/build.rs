@@ -4,7 +4,7 @@
 use super::{detect, json_text, load_clip, print_stdout, FileKind, Outcome};
 use crate::keyframes::{build_motion, Options};
 use crate::profile::{load_mappings, Profile};
-use crate::retarget::retarget;
+use crate::retarget::{retarget, LegMode};
 use crate::source::cores;
 use crate::{fsio, mtn};
 use anyhow::{Context, Result};
@@ -57,6 +57,9 @@ pub struct Args {
     pub start_pose: String,
     #[arg(long, default_value = "stand")]
     pub end_pose: String,
+    /// How the legs follow the limbs: joint angles, or paw positions by inverse kinematics.
+    #[arg(long, value_enum, default_value_t = LegMode::Angles)]
+    pub legs: LegMode,
     /// Body roll, pitch and yaw from the performer's pelvis (default: the posture's).
     #[arg(long)]
     pub body_attitude: bool,
@@ -271,7 +274,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             input.display()
         );
     }
-    let tracks = retarget(&clip, &profile, &overrides).map_err(anyhow::Error::msg)?;
+    let tracks = retarget(&clip, &profile, &overrides, args.legs).map_err(anyhow::Error::msg)?;
     let options = Options {
         frame_ms: args.frame_ms,
         tolerance: args.tolerance_deg.to_radians(),

@@ -80,3 +80,87 @@ pub fn synthetic_motion(j: usize, interps: &[u32]) -> Motion {
         layout: Layout::default(),
     }
 }
+
+/// A synthetic performer (Y up, facing +z, its left on +x, arms hanging): joints in
+/// channel order; each has Zrotation Xrotation Yrotation, the root also a
+/// position first.
+pub const PERFORMER_JOINTS: [&str; 16] = [
+    "Hips",
+    "Spine",
+    "Neck",
+    "Head",
+    "LeftArm",
+    "LeftForeArm",
+    "LeftHand",
+    "RightArm",
+    "RightForeArm",
+    "RightHand",
+    "LeftUpLeg",
+    "LeftLeg",
+    "LeftFoot",
+    "RightUpLeg",
+    "RightLeg",
+    "RightFoot",
+];
+
+pub const PERFORMER: &str = "HIERARCHY
+ROOT Hips
+{
+ OFFSET 0 90 0
+ CHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation Yrotation
+ JOINT Spine { OFFSET 0 10 0 CHANNELS 3 Zrotation Xrotation Yrotation
+  JOINT Neck { OFFSET 0 30 0 CHANNELS 3 Zrotation Xrotation Yrotation
+   JOINT Head { OFFSET 0 8 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 10 0 } }
+  }
+  JOINT LeftArm { OFFSET 18 25 0 CHANNELS 3 Zrotation Xrotation Yrotation
+   JOINT LeftForeArm { OFFSET 0 -28 0 CHANNELS 3 Zrotation Xrotation Yrotation
+    JOINT LeftHand { OFFSET 0 -25 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 -8 0 } }
+   }
+  }
+  JOINT RightArm { OFFSET -18 25 0 CHANNELS 3 Zrotation Xrotation Yrotation
+   JOINT RightForeArm { OFFSET 0 -28 0 CHANNELS 3 Zrotation Xrotation Yrotation
+    JOINT RightHand { OFFSET 0 -25 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 -8 0 } }
+   }
+  }
+ }
+ JOINT LeftUpLeg { OFFSET 9 0 0 CHANNELS 3 Zrotation Xrotation Yrotation
+  JOINT LeftLeg { OFFSET 0 -42 0 CHANNELS 3 Zrotation Xrotation Yrotation
+   JOINT LeftFoot { OFFSET 0 -40 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 -5 12 } }
+  }
+ }
+ JOINT RightUpLeg { OFFSET -9 0 0 CHANNELS 3 Zrotation Xrotation Yrotation
+  JOINT RightLeg { OFFSET 0 -42 0 CHANNELS 3 Zrotation Xrotation Yrotation
+   JOINT RightFoot { OFFSET 0 -40 0 CHANNELS 3 Zrotation Xrotation Yrotation End Site { OFFSET 0 -5 12 } }
+  }
+ }
+}
+";
+
+/// A BVH of the performer: one frame per entry, each a list of (joint, axis, degrees)
+/// turns from the rest pose (axes `x`, `y`, `z`; channels Zrotation Xrotation Yrotation).
+pub fn performer_bvh(frames: &[Vec<(&str, char, f64)>], frame_time: f64) -> String {
+    let mut text = format!(
+        "{PERFORMER}MOTION\nFrames: {}\nFrame Time: {frame_time}\n",
+        frames.len()
+    );
+    for moves in frames {
+        let mut values = vec![0.0; 3];
+        for joint in PERFORMER_JOINTS {
+            let mut zxy = [0.0; 3];
+            for &(j, axis, deg) in moves {
+                if j == joint {
+                    zxy[match axis {
+                        'z' => 0,
+                        'x' => 1,
+                        _ => 2,
+                    }] += deg;
+                }
+            }
+            values.extend(zxy);
+        }
+        let line: Vec<String> = values.iter().map(f64::to_string).collect();
+        text.push_str(&line.join(" "));
+        text.push('\n');
+    }
+    text
+}
