@@ -321,32 +321,19 @@ pub fn retarget(
                     m.joint
                 ));
             };
-            let Some(chain) = body.limb(limb) else {
+            let Some(track) = limb_track(clip, &body, &poses, limb, &frame, head_reference) else {
                 continue;
             };
-            let torso = if matches!(limb, Limb::LeftArm | Limb::RightArm) {
-                body.chest
-            } else {
-                body.pelvis
-            };
-            let values = poses
+            let values = track
+                .bones
                 .iter()
-                .map(|p| {
-                    let t = torso.map_or(DQuat::IDENTITY, |t| p.rotations[t]).inverse();
-                    let upper = t * (p.positions[chain[1]] - p.positions[chain[0]]);
-                    let lower = t * (p.positions[chain[2]] - p.positions[chain[1]]);
-                    limb_measure(upper, lower, &frame, limb.is_left(), what)
-                })
+                .map(|&(upper, lower)| limb_measure(upper, lower, &frame, limb.is_left(), what))
                 .collect::<Option<Vec<f64>>>();
             if values.is_some() {
-                let source = chain
-                    .iter()
-                    .map(|&j| clip.skeleton.joints[j].name.clone())
-                    .collect();
                 drivers.push(Driver {
                     joint: m.joint.clone(),
                     measure: m.measure.clone(),
-                    source,
+                    source: track.source.clone(),
                 });
             }
             values
@@ -366,24 +353,21 @@ pub fn retarget(
             let handles: Vec<_> = LegId::ALL
                 .into_iter()
                 .zip(Limb::ALL)
-                .filter_map(|(id, limb)| Some((Leg::of(profile, id)?, limb, body.limb(limb)?)))
-                .map(|(leg, limb, chain)| {
-                    let torso = if matches!(limb, Limb::LeftArm | Limb::RightArm) {
-                        body.chest
-                    } else {
-                        body.pelvis
-                    };
-                    let (poses, frame, skeleton) = (&poses, &frame, &clip.skeleton);
+                .filter_map(|(id, limb)| {
+                    let track = limb_track(clip, &body, &poses, limb, &frame, head_reference)?;
+                    Some((Leg::of(profile, id)?, limb, track))
+                })
+                .map(|(leg, limb, track)| {
+                    let frame = &frame;
                     scope.spawn(move || {
-                        let angles =
-                            follow_paw(&leg, profile, poses, chain, torso, frame, skeleton);
-                        (leg, limb, chain, angles)
+                        let angles = follow_paw(&leg, profile, &track, frame);
+                        (leg, limb, track.source, angles)
                     })
                 })
                 .collect();
             handles.into_iter().filter_map(|h| h.join().ok()).collect()
         });
-        for (leg, limb, chain, angles) in solved {
+        for (leg, limb, source, angles) in solved {
             for (k, &joint) in leg.joints.iter().enumerate() {
                 let name = &profile.joints[joint].name;
                 joints[joint] = Some(angles.iter().map(|a| a[k]).collect());
@@ -391,10 +375,7 @@ pub fn retarget(
                 drivers.push(Driver {
                     joint: name.clone(),
                     measure: format!("{}.ik", limb.name()),
-                    source: chain
-                        .iter()
-                        .map(|&j| clip.skeleton.joints[j].name.clone())
-                        .collect(),
+                    source: source.clone(),
                 });
             }
         }
@@ -411,44 +392,126 @@ pub fn retarget(
     })
 }
 
-/// A leg, the limb that drove it, the limb's joints, and its angles per frame.
-type SolvedLeg = (Leg, Limb, [usize; 3], Vec<[f64; 3]>);
+/// A leg, the limb that drove it, the limb's source joints, and its angles per frame.
+type SolvedLeg = (Leg, Limb, Vec<String>, Vec<[f64; 3]>);
+
+/// A limb's bones on every frame, in world axes relative to its torso: the upper bone
+/// and the lower one (to the hand or foot).
+struct LimbTrack {
+    bones: Vec<(DVec3, DVec3)>,
+    /// Shoulder or hip to hand or foot, hanging straight.
+    length: f64,
+    source: Vec<String>,
+}
+
+/// Where a HoloLens wearer's shoulders are, relative to the head (m): 18 cm to the side,
+/// 25 cm down; and the arm's length when it hangs. Estimates: MRTK records no arms.
+const MRTK_SHOULDER_SIDE: f64 = 0.18;
+const MRTK_SHOULDER_DROP: f64 = 0.25;
+const MRTK_ARM_LENGTH: f64 = 0.6;
+
+fn limb_track(
+    clip: &Clip,
+    body: &Body,
+    poses: &[crate::kinematics::WorldPose],
+    limb: Limb,
+    frame: &Frame,
+    head_reference: Option<DQuat>,
+) -> Option<LimbTrack> {
+    if let Some(chain) = body.limb(limb) {
+        let torso = if matches!(limb, Limb::LeftArm | Limb::RightArm) {
+            body.chest
+        } else {
+            body.pelvis
+        };
+        let rest = rest_positions(&clip.skeleton);
+        let bones = poses
+            .iter()
+            .map(|p| {
+                let t = torso.map_or(DQuat::IDENTITY, |t| p.rotations[t]).inverse();
+                (
+                    t * (p.positions[chain[1]] - p.positions[chain[0]]),
+                    t * (p.positions[chain[2]] - p.positions[chain[1]]),
+                )
+            })
+            .collect();
+        return Some(LimbTrack {
+            bones,
+            length: (rest[chain[1]] - rest[chain[0]]).length()
+                + (rest[chain[2]] - rest[chain[1]]).length(),
+            source: chain
+                .iter()
+                .map(|&j| clip.skeleton.joints[j].name.clone())
+                .collect(),
+        });
+    }
+    // MRTK: the tracked wrist against a shoulder placed from the head; an untracked hand
+    // hangs straight down.
+    let side = match (clip.format, limb) {
+        (Format::Mrtk, Limb::LeftArm) => "left",
+        (Format::Mrtk, Limb::RightArm) => "right",
+        _ => return None,
+    };
+    let head = body.head?;
+    let wrist = clip.skeleton.index_of(&format!("{side}_wrist"))?;
+    let tracked = clip
+        .signals
+        .iter()
+        .find(|s| s.name == format!("tracked_{side}"))?;
+    let reference = head_reference.unwrap_or(DQuat::IDENTITY).inverse();
+    let outward = if limb.is_left() {
+        frame.left
+    } else {
+        -frame.left
+    };
+    let shoulder = outward * MRTK_SHOULDER_SIDE - frame.up * MRTK_SHOULDER_DROP;
+    let hanging = -frame.up * MRTK_ARM_LENGTH;
+    let bones = poses
+        .iter()
+        .zip(&tracked.values)
+        .map(|(p, &on)| {
+            let arm = if on > 0.5 {
+                reference * (p.positions[wrist] - p.positions[head]) - shoulder
+            } else {
+                hanging
+            };
+            (arm, arm)
+        })
+        .collect();
+    Some(LimbTrack {
+        bones,
+        length: MRTK_ARM_LENGTH,
+        source: vec![
+            clip.skeleton.joints[head].name.clone(),
+            clip.skeleton.joints[wrist].name.clone(),
+        ],
+    })
+}
 
 /// Leg angles per frame that put the paw where the performer's hand or foot is: its
 /// offset from hanging straight down, scaled from the limb's length to the leg's, added
 /// to the paw's stand position. A frame the solver cannot reach keeps the last angles.
 /// (The unreachable: the performer's hand behind the back, a foot above the hip.)
-fn follow_paw(
-    leg: &Leg,
-    profile: &Profile,
-    poses: &[crate::kinematics::WorldPose],
-    chain: [usize; 3],
-    torso: Option<usize>,
-    frame: &Frame,
-    skeleton: &Skeleton,
-) -> Vec<[f64; 3]> {
-    let rest = rest_positions(skeleton);
-    let limb_length =
-        (rest[chain[1]] - rest[chain[0]]).length() + (rest[chain[2]] - rest[chain[1]]).length();
+fn follow_paw(leg: &Leg, profile: &Profile, track: &LimbTrack, frame: &Frame) -> Vec<[f64; 3]> {
     let stand = profile
         .postures
         .get("stand")
         .map_or([0.0; 3], |p| leg.joints.map(|j| p.joints[j]));
     let stand_paw = leg.paw(stand);
-    let scale = if limb_length > 1e-9 {
-        leg.length / limb_length
+    let scale = if track.length > 1e-9 {
+        leg.length / track.length
     } else {
         0.0
     };
+    let hanging = DVec3::new(0.0, 0.0, -track.length);
     let mut current = stand;
     let mut lost = false;
-    poses
+    track
+        .bones
         .iter()
-        .map(|p| {
-            let t = torso.map_or(DQuat::IDENTITY, |t| p.rotations[t]).inverse();
-            let s = t * (p.positions[chain[2]] - p.positions[chain[0]]);
+        .map(|&(upper, lower)| {
+            let s = upper + lower;
             let reach = DVec3::new(s.dot(frame.forward), s.dot(frame.left), s.dot(frame.up));
-            let hanging = DVec3::new(0.0, 0.0, -limb_length);
             let target = stand_paw + (reach - hanging) * scale;
             // After a miss, try only from where the leg is until it finds the path again:
             // a long stretch out of reach would otherwise cost every guess every frame.

@@ -193,3 +193,53 @@ fn damaged_recordings_fail_with_an_offset() {
     late.i32(0);
     assert!(mrtk::read(&with_header(1, 1, &late.0), None).is_err());
 }
+
+#[test]
+fn a_tracked_hand_drives_the_same_side_front_leg() {
+    use aibo_motion::profile::Profile;
+    use aibo_motion::retarget::{retarget, LegMode};
+    // Version 1.1, camera and hands. The head at 1.6 m looking down Unity's +z; the left
+    // hand (Unity's −x is the wearer's left) held straight forward at shoulder height,
+    // tracked; the right hand never tracked.
+    let mut w = Writer::default();
+    w.0.extend_from_slice(&[1, 1, 0]);
+    w.pose(
+        false,
+        [&[(0.0, 0.0)], &[(0.0, 1.6)], &[(0.0, 0.0)]],
+        &[(0.0, 1.0)],
+    );
+    w.curve(false, &[(0.0, 1.0), (1.0, 1.0)]); // tracked left
+    w.curve(false, &[]); // tracked right
+    w.curve(false, &[]);
+    w.curve(false, &[]);
+    for hand in 0..2 {
+        for slot in 0..27 {
+            if hand == 0 && slot == 1 {
+                w.pose(
+                    false,
+                    [&[(0.0, -0.18)], &[(0.0, 1.35)], &[(0.0, 0.6)]],
+                    &[(0.0, 1.0)],
+                );
+            } else {
+                w.pose(false, [&[], &[], &[]], &[]);
+            }
+        }
+    }
+    w.i32(0);
+    let clip = mrtk::read(&with_header(1, 1, &w.0), Some(10.0)).unwrap();
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let tracks = retarget(&clip, &profile, &[], LegMode::Angles).unwrap();
+    let value = |joint: &str| {
+        let i = profile.joints.iter().position(|j| j.name == joint).unwrap();
+        tracks.joints[i].as_ref().unwrap()[5].to_degrees()
+    };
+    // Arm straight forward: swing 90° on top of the stand posture's −5°.
+    assert!((value("lf_j1") - 85.0).abs() < 1e-3, "{}", value("lf_j1"));
+    assert!((value("lf_j2") - 3.0).abs() < 1e-3, "{}", value("lf_j2"));
+    // The untracked right hand hangs: the stand posture.
+    assert!((value("rf_j1") + 5.0).abs() < 1e-3, "{}", value("rf_j1"));
+    assert!(tracks
+        .drivers
+        .iter()
+        .any(|d| d.joint == "lf_j1" && d.source.contains(&"left_wrist".to_string())));
+}
