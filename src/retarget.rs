@@ -277,6 +277,16 @@ pub fn retarget(
         _ => None,
     };
 
+    // Each limb's bones, once, for every mapping and leg that reads them.
+    let limbs: Vec<Option<LimbTrack>> = Limb::ALL
+        .iter()
+        .map(|&limb| limb_track(clip, &body, &poses, limb, &frame, head_reference))
+        .collect();
+    let limb_of = |limb: Limb| -> Option<&LimbTrack> {
+        let i = Limb::ALL.iter().position(|&l| l == limb)?;
+        limbs[i].as_ref()
+    };
+
     let mut joints: Vec<Option<Vec<f64>>> = vec![None; profile.joints.len()];
     let mut drivers = Vec::new();
     for m in mappings {
@@ -321,7 +331,7 @@ pub fn retarget(
                     m.joint
                 ));
             };
-            let Some(track) = limb_track(clip, &body, &poses, limb, &frame, head_reference) else {
+            let Some(track) = limb_of(limb) else {
                 continue;
             };
             let values = track
@@ -353,15 +363,12 @@ pub fn retarget(
             let handles: Vec<_> = LegId::ALL
                 .into_iter()
                 .zip(Limb::ALL)
-                .filter_map(|(id, limb)| {
-                    let track = limb_track(clip, &body, &poses, limb, &frame, head_reference)?;
-                    Some((Leg::of(profile, id)?, limb, track))
-                })
+                .filter_map(|(id, limb)| Some((Leg::of(profile, id)?, limb, limb_of(limb)?)))
                 .map(|(leg, limb, track)| {
                     let frame = &frame;
                     scope.spawn(move || {
-                        let angles = follow_paw(&leg, profile, &track, frame);
-                        (leg, limb, track.source, angles)
+                        let angles = follow_paw(&leg, profile, track, frame);
+                        (leg, limb, track.source.clone(), angles)
                     })
                 })
                 .collect();
