@@ -338,13 +338,14 @@ fn build_from_json(input: &Path, output: &Path, data: &[u8]) -> Result<Summary> 
     }
     let bytes = mtn::encode(&motion)?;
     fsio::write_bytes(output, &[input], &bytes)?;
+    let profile = Profile::for_design_label(&motion.design_label);
     Ok(Summary {
         input: input.to_path_buf(),
         output: output.to_path_buf(),
-        profile: Profile::for_design_label(&motion.design_label)
+        profile: profile
+            .as_ref()
             .map_or_else(|| motion.design_label.clone(), |p| p.model.clone()),
-        profile_title: Profile::for_design_label(&motion.design_label)
-            .map_or_else(|| motion.design_label.clone(), |p| p.title()),
+        profile_title: profile.map_or_else(|| motion.design_label.clone(), |p| p.title()),
         keyframes: motion.keyframes.len(),
         duration_s: motion.duration_ms() as f64 / 1000.0,
         drivers: Vec::new(),
