@@ -1,0 +1,773 @@
+//! The bridge core: what the robot runs between the link and its servos.
+//!
+//! The embedding program calls [`Bridge::receive`] with whatever bytes arrive and
+//! [`Bridge::tick`] once per 8 ms servo frame; `tick` returns the pose to command.
+//! Everything the host sends passes the **guard** (the model's limits and speeds) before
+//! it reaches a servo, and the **watchdog** takes over when a stream stops: hold the last
+//! pose, then ramp slowly to the rest posture, then relax.
+//!
+//! Memory is bounded: the decoder and jitter buffer are fixed arrays; stored motions are
+//! capped in number and size by [`Config`].
+
+use alloc::vec::Vec;
+
+use crate::message::{
+    self, ack, Angles, Counters, Identity, JointInfo, Message, Status, StreamFrame,
+};
+use crate::model::Model;
+use crate::sign::{Key, ReplayGuard};
+use crate::sony;
+use crate::wire::{self, AuthError, Decoder, Signing, MAX_ENCODED};
+use crate::{MAX_JOINTS, PROTOCOL_VERSION};
+
+/// Slack on limits, µrad: Sony's tools used π ≈ 3.1416, so their 122° sits 4 µrad past
+/// the exact limit; the host's `check` allows the same.
+pub const LIMIT_SLACK_URAD: i32 = 10;
+
+/// Slack on each 8 ms step, µrad. Sony's rule puts a segment's truncation remainder
+/// (under 2n + 2 µrad for n interpolation frames) into its last 8 ms step; 512 µrad
+/// (0.03°) lets segments of up to 255 frames, which a speed-checked motion produces,
+/// through unchanged.
+pub const STEP_SLACK_URAD: u32 = 512;
+
+/// Most stream frames the jitter buffer can be configured to hold.
+pub const MAX_BUFFER_FRAMES: usize = 32;
+
+/// The bridge's settings.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// When set, only frames signed with this key are accepted, and replies are signed.
+    pub key: Option<Key>,
+    /// The link id the bridge signs its replies with.
+    pub link: u8,
+    /// Stream frames (16 ms each) the jitter buffer holds, at most [`MAX_BUFFER_FRAMES`].
+    pub buffer_frames: u8,
+    /// 8 ms frames between a stream's start and its first frame: the jitter allowance.
+    pub latency_ticks: u8,
+    /// 8 ms frames the watchdog holds the last pose before ramping to rest.
+    pub hold_ticks: u32,
+    /// The watchdog's ramp moves each joint at 1/`ramp_divisor` of its top speed.
+    pub ramp_divisor: u32,
+    /// Motions kept for `PLAY`; uploading one more replaces the oldest.
+    pub motion_slots: u8,
+    /// Most keyframes in one stored motion.
+    pub max_keyframes: u16,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            key: None,
+            link: 1,
+            buffer_frames: 16,
+            latency_ticks: 6,
+            hold_ticks: 63,
+            ramp_divisor: 4,
+            motion_slots: 8,
+            max_keyframes: 4096,
+        }
+    }
+}
+
+/// The bridge's state, as status messages report it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum State {
+    /// Gains off: nothing commanded.
+    Relaxed = 0,
+    /// Playing a stream from the host.
+    Streaming = 1,
+    /// Playing a stored motion on the bridge's own clock.
+    Playing = 2,
+    /// Holding a pose (a stream or motion ended, or the host said hold).
+    Holding = 3,
+    /// The watchdog holds the last pose: frames stopped, or the host said stop.
+    Stalled = 4,
+    /// The watchdog ramps to the rest posture.
+    Ramping = 5,
+}
+
+impl State {
+    pub fn from_u8(v: u8) -> Option<State> {
+        Some(match v {
+            0 => State::Relaxed,
+            1 => State::Streaming,
+            2 => State::Playing,
+            3 => State::Holding,
+            4 => State::Stalled,
+            5 => State::Ramping,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            State::Relaxed => "relaxed",
+            State::Streaming => "streaming",
+            State::Playing => "playing",
+            State::Holding => "holding",
+            State::Stalled => "stalled",
+            State::Ramping => "ramping",
+        }
+    }
+}
+
+/// What one 8 ms frame did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputKind {
+    /// Gains off; the pose is where the servos are.
+    Relaxed,
+    /// The pose did not change on purpose (holding, waiting for a stream, stalled).
+    Held,
+    /// A frame of a stream or stored motion, after the guard.
+    Played,
+    /// A step of the watchdog's ramp to rest.
+    Ramped,
+}
+
+/// The pose for one servo frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Output<'a> {
+    /// The bridge's frame number (8 ms each since it started).
+    pub tick: u64,
+    pub kind: OutputKind,
+    pub pose: &'a [i32],
+}
+
+#[derive(Debug, Clone)]
+struct Stream {
+    /// Local tick at which stream tick `first_tick` is applied.
+    anchor: u64,
+    first_tick: u32,
+    /// The frame whose pose was applied last (for its middle, or to interpolate from).
+    previous: Option<StreamFrame>,
+    /// Local tick at which frames stopped arriving in time.
+    stalled_since: Option<u64>,
+    /// Stream tick last applied.
+    position: u32,
+}
+
+#[derive(Debug, Clone)]
+struct Playback {
+    slot: usize,
+    loops_left: u16,
+    segment: usize,
+    step: u32,
+    position: u32,
+}
+
+#[derive(Debug, Clone)]
+enum Mode {
+    Relaxed,
+    Holding,
+    Streaming(Stream),
+    Playing(Playback),
+    /// Holding after a stall or a stop, since the given local tick.
+    Stopping {
+        since: u64,
+    },
+    Ramping,
+}
+
+/// A motion kept on the bridge: keyframes as (frames before, angles…) rows.
+#[derive(Debug, Clone)]
+struct StoredMotion {
+    name: Vec<u8>,
+    /// Row-major: `1 + joints` values per keyframe, the first being frames-before.
+    rows: Vec<i32>,
+    /// Upload order, to replace the oldest when the store is full.
+    uploaded: u32,
+}
+
+#[derive(Debug, Clone)]
+struct Upload {
+    name: Vec<u8>,
+    expected: u16,
+    rows: Vec<i32>,
+    received: u16,
+    /// A keyframe came out of order: the upload cannot complete.
+    broken: bool,
+}
+
+/// The robot-side endpoint. See the module documentation.
+#[derive(Debug, Clone)]
+pub struct Bridge {
+    model: &'static Model,
+    config: Config,
+    decoder: Decoder,
+    replay: ReplayGuard,
+    counters: Counters,
+    last_rx_seq: Option<u16>,
+    tx_seq: u16,
+    tx_timestamp: u64,
+    now: u64,
+    mode: Mode,
+    /// The pose last commanded; while relaxed, where the servos are.
+    applied: Angles,
+    buffer: [Option<StreamFrame>; MAX_BUFFER_FRAMES],
+    store: Vec<StoredMotion>,
+    uploads: u32,
+    upload: Option<Upload>,
+    reported: State,
+}
+
+impl Bridge {
+    /// A bridge for `model`, relaxed, its servos at `start` (one angle per joint; a
+    /// wrong length is padded or cut with the rest posture).
+    pub fn new(model: &'static Model, mut config: Config, start: &[i32]) -> Bridge {
+        config.buffer_frames = config.buffer_frames.clamp(1, MAX_BUFFER_FRAMES as u8);
+        config.ramp_divisor = config.ramp_divisor.max(1);
+        let mut applied =
+            Angles::from_slice(&[0; MAX_JOINTS][..model.joints.len().min(MAX_JOINTS)])
+                .unwrap_or_else(|| unreachable!("sliced to MAX_JOINTS"));
+        let rest = model.rest_posture().map(|p| p.angles).unwrap_or(&[]);
+        for (i, v) in applied.as_mut_slice().iter_mut().enumerate() {
+            *v = start.get(i).or(rest.get(i)).copied().unwrap_or(0);
+        }
+        Bridge {
+            model,
+            config,
+            decoder: Decoder::new(),
+            replay: ReplayGuard::default(),
+            counters: Counters::default(),
+            last_rx_seq: None,
+            tx_seq: 0,
+            tx_timestamp: 0,
+            now: 0,
+            mode: Mode::Relaxed,
+            applied,
+            buffer: [None; MAX_BUFFER_FRAMES],
+            store: Vec::new(),
+            uploads: 0,
+            upload: None,
+            reported: State::Relaxed,
+        }
+    }
+
+    pub fn model(&self) -> &'static Model {
+        self.model
+    }
+
+    pub fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    pub fn state(&self) -> State {
+        match &self.mode {
+            Mode::Relaxed => State::Relaxed,
+            Mode::Holding => State::Holding,
+            Mode::Streaming(s) if s.stalled_since.is_some() => State::Stalled,
+            Mode::Streaming(_) => State::Streaming,
+            Mode::Playing(_) => State::Playing,
+            Mode::Stopping { .. } => State::Stalled,
+            Mode::Ramping => State::Ramping,
+        }
+    }
+
+    /// The pose last commanded (or, relaxed, the servos' pose).
+    pub fn applied(&self) -> &[i32] {
+        self.applied.as_slice()
+    }
+
+    /// While relaxed, tells the bridge where the servos are, so that gains come on at
+    /// the current angles. Ignored otherwise.
+    pub fn set_measured(&mut self, pose: &[i32]) {
+        if matches!(self.mode, Mode::Relaxed) {
+            for (a, &m) in self.applied.as_mut_slice().iter_mut().zip(pose) {
+                *a = m;
+            }
+        }
+    }
+
+    /// The link went away (a TCP connection closed). A stream then stalls and the
+    /// watchdog takes over; a stored motion plays on. The next link starts afresh.
+    pub fn link_lost(&mut self) {
+        self.decoder = Decoder::new();
+        self.last_rx_seq = None;
+    }
+
+    /// Takes received bytes; answers (encoded frames) go to `reply`.
+    pub fn receive(&mut self, bytes: &[u8], reply: &mut dyn FnMut(&[u8])) {
+        let mut decoder = core::mem::take(&mut self.decoder);
+        decoder.feed(bytes, |raw| match raw {
+            Ok(raw) => self.receive_frame(raw, reply),
+            Err(_) => self.counters.bad = self.counters.bad.wrapping_add(1),
+        });
+        self.decoder = decoder;
+    }
+
+    fn receive_frame(&mut self, raw: &[u8], reply: &mut dyn FnMut(&[u8])) {
+        let frame = match wire::parse_frame(raw) {
+            Ok(f) => f,
+            Err(_) => return self.counters.bad = self.counters.bad.wrapping_add(1),
+        };
+        match wire::authenticate(&frame, self.config.key.as_ref(), &mut self.replay) {
+            Ok(()) => {}
+            Err(AuthError::Replayed) => {
+                return self.counters.replayed = self.counters.replayed.wrapping_add(1)
+            }
+            Err(AuthError::Unsigned | AuthError::Forged) => {
+                return self.counters.unauthenticated =
+                    self.counters.unauthenticated.wrapping_add(1)
+            }
+        }
+        if let Some(previous) = self.last_rx_seq {
+            let gap = frame.seq.wrapping_sub(previous).wrapping_sub(1);
+            if gap < 0x8000 {
+                self.counters.lost = self.counters.lost.wrapping_add(u32::from(gap));
+            }
+        }
+        self.last_rx_seq = Some(frame.seq);
+        match Message::decode(frame.msg, frame.payload) {
+            Ok(m) => self.handle(m, frame.seq, reply),
+            Err(_) => self.counters.bad = self.counters.bad.wrapping_add(1),
+        }
+    }
+
+    fn handle(&mut self, m: Message<'_>, seq: u16, reply: &mut dyn FnMut(&[u8])) {
+        let ack_code = match m {
+            Message::Hello { .. } => {
+                self.send_identity(reply);
+                return;
+            }
+            Message::StatusRequest => {
+                self.send_status(reply);
+                return;
+            }
+            Message::Frame(f) => {
+                self.accept_frame(f);
+                return;
+            }
+            Message::UploadKeyframe {
+                index,
+                frames_before,
+                angles,
+            } => {
+                self.accept_keyframe(index, frames_before, &angles);
+                return;
+            }
+            Message::StreamStart { first_tick, .. } => {
+                self.buffer = [None; MAX_BUFFER_FRAMES];
+                self.mode = Mode::Streaming(Stream {
+                    anchor: self.now + u64::from(self.config.latency_ticks),
+                    first_tick,
+                    previous: None,
+                    stalled_since: None,
+                    position: first_tick,
+                });
+                ack::OK
+            }
+            Message::Stop => {
+                self.stop();
+                ack::OK
+            }
+            Message::Hold => {
+                if !matches!(self.mode, Mode::Relaxed) {
+                    self.mode = Mode::Holding;
+                }
+                ack::OK
+            }
+            Message::UploadBegin {
+                name,
+                keyframes,
+                joints,
+            } => self.begin_upload(name, keyframes, joints),
+            Message::UploadEnd { keyframes } => self.end_upload(keyframes),
+            Message::Play { name, loops } => self.play(name, loops),
+            // Bridge-to-host messages have no business arriving here.
+            Message::Identity(_)
+            | Message::JointInfo(_)
+            | Message::Status(_)
+            | Message::Ack { .. } => ack::UNSUPPORTED,
+        };
+        self.send(
+            &Message::Ack {
+                msg: m.id(),
+                seq,
+                code: ack_code,
+            },
+            reply,
+        );
+    }
+
+    fn stop(&mut self) {
+        self.mode = match self.mode {
+            Mode::Relaxed => Mode::Relaxed,
+            Mode::Ramping => Mode::Ramping,
+            _ => Mode::Stopping { since: self.now },
+        };
+    }
+
+    fn accept_frame(&mut self, f: StreamFrame) {
+        let joints = self.applied.len();
+        let Mode::Streaming(stream) = &self.mode else {
+            return self.counters.dropped = self.counters.dropped.wrapping_add(1);
+        };
+        let offset = f.tick.wrapping_sub(stream.first_tick);
+        let due = stream.anchor + u64::from(offset);
+        let window = 2 * u64::from(self.config.buffer_frames);
+        if f.pose.len() != joints || offset % 2 != 0 || offset >= 0x8000_0000 {
+            self.counters.dropped = self.counters.dropped.wrapping_add(1);
+        } else if due < self.now {
+            self.counters.late = self.counters.late.wrapping_add(1);
+        } else if due >= self.now + window {
+            self.counters.dropped = self.counters.dropped.wrapping_add(1);
+        } else {
+            let slot = (offset / 2) as usize % usize::from(self.config.buffer_frames);
+            self.buffer[slot] = Some(f);
+        }
+    }
+
+    /// One 8 ms servo frame. State changes are reported to the host through `reply`.
+    pub fn tick(&mut self, reply: &mut dyn FnMut(&[u8])) -> Output<'_> {
+        let t = self.now;
+        self.now += 1;
+        let kind = match self.mode {
+            Mode::Relaxed => OutputKind::Relaxed,
+            Mode::Holding => OutputKind::Held,
+            Mode::Streaming(_) => self.stream_step(t),
+            Mode::Playing(_) => self.play_step(),
+            Mode::Stopping { since } => {
+                if t.saturating_sub(since) >= u64::from(self.config.hold_ticks) {
+                    self.mode = Mode::Ramping;
+                }
+                OutputKind::Held
+            }
+            Mode::Ramping => self.ramp_step(),
+        };
+        if self.state() != self.reported {
+            self.reported = self.state();
+            self.send_status(reply);
+        }
+        Output {
+            tick: t,
+            kind,
+            pose: self.applied.as_slice(),
+        }
+    }
+
+    fn stream_step(&mut self, t: u64) -> OutputKind {
+        let Mode::Streaming(stream) = &mut self.mode else {
+            return OutputKind::Held;
+        };
+        if t < stream.anchor {
+            return OutputKind::Held;
+        }
+        let offset = (t - stream.anchor) as u32;
+        let tick = stream.first_tick.wrapping_add(offset);
+        let frames = usize::from(self.config.buffer_frames);
+        let slot_of = |offset: u32| (offset / 2) as usize % frames;
+        let mut ended = false;
+        let target = if offset % 2 == 0 {
+            let slot = slot_of(offset);
+            match self.buffer[slot] {
+                Some(f) if f.tick == tick => {
+                    self.buffer[slot] = None;
+                    stream.previous = Some(f);
+                    ended = f.last;
+                    Some(f.pose)
+                }
+                _ => None,
+            }
+        } else {
+            match stream.previous {
+                Some(p) if p.tick == tick.wrapping_sub(1) => p.middle.or_else(|| {
+                    let next = self.buffer[slot_of(offset + 1)]
+                        .filter(|n| n.tick == tick.wrapping_add(1))?;
+                    let mut mid = p.pose;
+                    for (m, &v1) in mid.as_mut_slice().iter_mut().zip(next.pose.as_slice()) {
+                        *m = sony::interpolate(*m, v1, 1, sony::in_between_frames(0));
+                    }
+                    Some(mid)
+                }),
+                _ => None,
+            }
+        };
+        let Some(target) = target else {
+            // Nothing to play: hold, and after the hold time hand over to the watchdog.
+            let since = *stream.stalled_since.get_or_insert(t);
+            if t - since >= u64::from(self.config.hold_ticks) {
+                self.mode = Mode::Ramping;
+            }
+            return OutputKind::Held;
+        };
+        stream.stalled_since = None;
+        stream.position = tick;
+        if ended {
+            self.mode = Mode::Holding;
+        }
+        self.apply(target.as_slice());
+        OutputKind::Played
+    }
+
+    fn play_step(&mut self) -> OutputKind {
+        let Mode::Playing(p) = &mut self.mode else {
+            return OutputKind::Held;
+        };
+        let width = 1 + self.applied.len();
+        let Some(rows) = self.store.get(p.slot).map(|m| &m.rows) else {
+            self.mode = Mode::Holding;
+            return OutputKind::Held;
+        };
+        let row = |k: usize| rows.get(k * width..(k + 1) * width);
+        let mut target = self.applied;
+        match (row(p.segment), row(p.segment + 1)) {
+            (Some(from), Some(to)) => {
+                let n8 = sony::in_between_frames(to[0].clamp(0, i32::from(u16::MAX)) as u16);
+                for (v, (&v0, &v1)) in target
+                    .as_mut_slice()
+                    .iter_mut()
+                    .zip(from[1..].iter().zip(&to[1..]))
+                {
+                    *v = sony::interpolate(v0, v1, p.step, n8);
+                }
+                if p.step >= n8 {
+                    p.segment += 1;
+                    p.step = 0;
+                } else {
+                    p.step += 1;
+                }
+            }
+            (Some(last), None) => {
+                target.as_mut_slice().copy_from_slice(&last[1..]);
+                if p.loops_left > 1 {
+                    p.loops_left -= 1;
+                    p.segment = 0;
+                    p.step = 0;
+                } else {
+                    self.mode = Mode::Holding;
+                }
+            }
+            _ => {
+                self.mode = Mode::Holding;
+                return OutputKind::Held;
+            }
+        }
+        if let Mode::Playing(p) = &mut self.mode {
+            p.position = p.position.wrapping_add(1);
+        }
+        self.apply(target.as_slice());
+        OutputKind::Played
+    }
+
+    fn ramp_step(&mut self) -> OutputKind {
+        let Some(rest) = self.model.rest_posture() else {
+            self.mode = Mode::Relaxed;
+            return OutputKind::Held;
+        };
+        let mut arrived = true;
+        for ((a, &goal), joint) in self
+            .applied
+            .as_mut_slice()
+            .iter_mut()
+            .zip(rest.angles)
+            .zip(self.model.joints)
+        {
+            let speed = i64::from(joint.max_step / self.config.ramp_divisor).max(1);
+            let d = i64::from(goal) - i64::from(*a);
+            let step = if joint.max_step == 0 {
+                d
+            } else {
+                d.clamp(-speed, speed)
+            };
+            *a = (i64::from(*a) + step) as i32;
+            arrived &= *a == goal;
+        }
+        if arrived {
+            self.mode = Mode::Relaxed;
+        }
+        OutputKind::Ramped
+    }
+
+    /// The guard: `target` reaches the servos only within limits and speeds.
+    fn apply(&mut self, target: &[i32]) {
+        let mut changed = false;
+        for ((a, &want), joint) in self
+            .applied
+            .as_mut_slice()
+            .iter_mut()
+            .zip(target)
+            .zip(self.model.joints)
+        {
+            let mut v = i64::from(want).clamp(
+                i64::from(joint.min) - i64::from(LIMIT_SLACK_URAD),
+                i64::from(joint.max) + i64::from(LIMIT_SLACK_URAD),
+            );
+            if joint.max_step > 0 {
+                let limit = i64::from(joint.max_step) + i64::from(STEP_SLACK_URAD);
+                v = i64::from(*a) + (v - i64::from(*a)).clamp(-limit, limit);
+            }
+            let v = v.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+            changed |= v != want;
+            *a = v;
+        }
+        if changed {
+            self.counters.guarded = self.counters.guarded.wrapping_add(1);
+        }
+    }
+
+    fn begin_upload(&mut self, name: &[u8], keyframes: u16, joints: u8) -> u8 {
+        self.upload = None;
+        if name.is_empty() || name.len() > message::MAX_NAME {
+            return ack::BAD_NAME;
+        }
+        if usize::from(joints) != self.applied.len() {
+            return ack::JOINT_COUNT;
+        }
+        if keyframes == 0 || keyframes > self.config.max_keyframes {
+            return ack::TOO_LARGE;
+        }
+        let mut rows = Vec::new();
+        if rows
+            .try_reserve_exact(usize::from(keyframes) * (1 + usize::from(joints)))
+            .is_err()
+        {
+            return ack::TOO_LARGE;
+        }
+        self.upload = Some(Upload {
+            name: name.to_vec(),
+            expected: keyframes,
+            rows,
+            received: 0,
+            broken: false,
+        });
+        ack::OK
+    }
+
+    fn accept_keyframe(&mut self, index: u16, frames_before: u16, angles: &Angles) {
+        let joints = self.applied.len();
+        let Some(up) = &mut self.upload else {
+            return self.counters.dropped = self.counters.dropped.wrapping_add(1);
+        };
+        if index < up.received {
+            return; // a repeat
+        }
+        if index != up.received || index >= up.expected || angles.len() != joints {
+            up.broken = true;
+            return;
+        }
+        up.rows.push(i32::from(frames_before));
+        up.rows.extend_from_slice(angles.as_slice());
+        up.received += 1;
+    }
+
+    fn end_upload(&mut self, keyframes: u16) -> u8 {
+        let Some(up) = self.upload.take() else {
+            return ack::INCOMPLETE;
+        };
+        if up.broken || up.received != up.expected || keyframes != up.expected {
+            return ack::INCOMPLETE;
+        }
+        self.uploads = self.uploads.wrapping_add(1);
+        let motion = StoredMotion {
+            name: up.name,
+            rows: up.rows,
+            uploaded: self.uploads,
+        };
+        let playing = match &self.mode {
+            Mode::Playing(p) => Some(p.slot),
+            _ => None,
+        };
+        if let Some(slot) = self.store.iter().position(|m| m.name == motion.name) {
+            if playing == Some(slot) {
+                self.mode = Mode::Holding;
+            }
+            self.store[slot] = motion;
+        } else if self.store.len() < usize::from(self.config.motion_slots.max(1)) {
+            self.store.push(motion);
+        } else {
+            let oldest = (0..self.store.len())
+                .filter(|&i| Some(i) != playing)
+                .min_by_key(|&i| self.store[i].uploaded);
+            match oldest {
+                Some(i) => self.store[i] = motion,
+                None => return ack::TOO_LARGE,
+            }
+        }
+        ack::OK
+    }
+
+    fn play(&mut self, name: &[u8], loops: u16) -> u8 {
+        match self.store.iter().position(|m| m.name == name) {
+            Some(slot) => {
+                self.mode = Mode::Playing(Playback {
+                    slot,
+                    loops_left: loops.max(1),
+                    segment: 0,
+                    step: 0,
+                    position: 0,
+                });
+                ack::OK
+            }
+            None => ack::UNKNOWN_MOTION,
+        }
+    }
+
+    /// The status message as the bridge would send it now.
+    pub fn status(&self) -> Status {
+        let position = match &self.mode {
+            Mode::Streaming(s) => s.position,
+            Mode::Playing(p) => p.position,
+            _ => 0,
+        };
+        Status {
+            state: self.state() as u8,
+            tick: self.now as u32,
+            position,
+            buffered: self.buffer.iter().flatten().count() as u8,
+            counters: self.counters,
+            applied: self.applied,
+        }
+    }
+
+    fn send_status(&mut self, reply: &mut dyn FnMut(&[u8])) {
+        let status = self.status();
+        self.send(&Message::Status(status), reply);
+    }
+
+    fn send_identity(&mut self, reply: &mut dyn FnMut(&[u8])) {
+        let model = self.model;
+        let identity = Identity {
+            protocol: PROTOCOL_VERSION,
+            model: model.name.as_bytes(),
+            design_label: model.design_label.as_bytes(),
+            joints: self.applied.len() as u8,
+            buffer_frames: self.config.buffer_frames,
+            latency_ticks: self.config.latency_ticks,
+            motion_slots: self.config.motion_slots,
+            max_keyframes: self.config.max_keyframes,
+            signing: self.config.key.is_some(),
+        };
+        self.send(&Message::Identity(identity), reply);
+        for (i, j) in model.joints.iter().enumerate().take(MAX_JOINTS) {
+            let info = JointInfo {
+                index: i as u8,
+                min: j.min,
+                max: j.max,
+                max_step: j.max_step,
+                binary: j.binary,
+                name: j.name.as_bytes(),
+                locator: j.locator.as_bytes(),
+            };
+            self.send(&Message::JointInfo(info), reply);
+        }
+    }
+
+    fn send(&mut self, m: &Message<'_>, reply: &mut dyn FnMut(&[u8])) {
+        let mut payload = [0u8; wire::MAX_PAYLOAD];
+        let n = m.encode(&mut payload);
+        self.tx_seq = self.tx_seq.wrapping_add(1);
+        // A bridge has no wall clock: its timestamps follow the host's (as MAVLink's do).
+        self.tx_timestamp = (self.tx_timestamp + 1).max(self.replay.newest());
+        let signing = self.config.key.as_ref().map(|key| Signing {
+            key,
+            link: self.config.link,
+            timestamp: self.tx_timestamp,
+        });
+        let mut out = [0u8; MAX_ENCODED];
+        if let Some(len) = wire::encode_frame(self.tx_seq, m.id(), &payload[..n], signing, &mut out)
+        {
+            reply(&out[..len]);
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! The robot-side endpoint of an aibo-motion link.
+//!
+//! The core (`wire`, `message`, `bridge`, `model`, `sony`) is `no_std` with `alloc`, has
+//! bounded memory, and never panics on any input: it is what a program on the robot, or
+//! on a microcontroller between a USB-serial adapter and the servos, would embed. With the
+//! `std` feature (the default) the crate also holds the simulated joint server
+//! (`aibo-joint-server`), which runs the same core against a simulated robot.
+//!
+//! The wire protocol is documented, with test vectors, in `PROTOCOL.md`.
+
+#![cfg_attr(not(feature = "std"), no_std)]
+#![forbid(unsafe_code)]
+
+extern crate alloc;
+
+pub mod bridge;
+pub mod message;
+pub mod model;
+pub mod sign;
+pub mod sony;
+pub mod wire;
+
+#[cfg(feature = "std")]
+pub mod sim;
+
+pub use bridge::{Bridge, Config, Output, OutputKind, State};
+pub use message::Counters;
+pub use model::{JointSpec, Model, PostureSpec, MODELS};
+pub use sign::Key;
+
+/// Protocol version spoken by this crate; frames of any other version are rejected.
+pub const PROTOCOL_VERSION: u8 = 1;
+
+/// Most joints a model may have (the AIBOs have 15 to 20).
+pub const MAX_JOINTS: usize = 32;
+
+/// The servo frame, in microseconds.
+pub const TICK_US: u64 = 8_000;

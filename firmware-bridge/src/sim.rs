@@ -1,0 +1,370 @@
+//! The simulated joint server: the bridge core against a simulated robot, on a real
+//! 8 ms clock, over TCP, a serial device or a pseudo-terminal.
+
+use std::io::{self, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::bridge::{Bridge, Output, OutputKind, State};
+use crate::model::Model;
+use crate::TICK_US;
+
+/// Servos that follow their commands at each joint's top speed.
+#[derive(Debug, Clone)]
+pub struct ServoModel {
+    model: &'static Model,
+    position: Vec<i32>,
+}
+
+impl ServoModel {
+    pub fn new(model: &'static Model, start: &[i32]) -> ServoModel {
+        ServoModel {
+            model,
+            position: start.to_vec(),
+        }
+    }
+
+    pub fn position(&self) -> &[i32] {
+        &self.position
+    }
+
+    /// One 8 ms step toward `command` (or none when the gains are off).
+    pub fn follow(&mut self, output: &Output<'_>) {
+        if output.kind == OutputKind::Relaxed {
+            return;
+        }
+        for ((p, &c), j) in self
+            .position
+            .iter_mut()
+            .zip(output.pose)
+            .zip(self.model.joints)
+        {
+            let d = i64::from(c) - i64::from(*p);
+            let step = if j.max_step == 0 {
+                d
+            } else {
+                d.clamp(-i64::from(j.max_step), i64::from(j.max_step))
+            };
+            *p = (i64::from(*p) + step) as i32;
+        }
+    }
+}
+
+/// Writes every frame the bridge commands anew (played or ramped) as
+/// `t_us,<locator>…` in µrad; `t_us` counts from the first such frame. While the bridge
+/// holds nothing changes and nothing is written, so a gap in `t_us` is a hold.
+///
+/// A recording is a log: rows go to the file as they happen and are flushed, so that it
+/// survives the server being killed (rather than being written at the end, atomically).
+pub struct Recorder {
+    out: io::BufWriter<std::fs::File>,
+    start: Option<Instant>,
+    pub rows: u64,
+}
+
+impl Recorder {
+    pub fn create(path: &Path, model: &Model) -> io::Result<Recorder> {
+        let mut out = io::BufWriter::new(std::fs::File::create(path)?);
+        write!(out, "t_us")?;
+        for j in model.joints {
+            write!(out, ",{}", j.locator)?;
+        }
+        writeln!(out)?;
+        out.flush()?;
+        Ok(Recorder {
+            out,
+            start: None,
+            rows: 0,
+        })
+    }
+
+    pub fn record(&mut self, at: Instant, output: &Output<'_>) -> io::Result<()> {
+        if !matches!(output.kind, OutputKind::Played | OutputKind::Ramped) {
+            return Ok(());
+        }
+        let start = *self.start.get_or_insert(at);
+        write!(self.out, "{}", at.duration_since(start).as_micros())?;
+        for v in output.pose {
+            write!(self.out, ",{v}")?;
+        }
+        writeln!(self.out)?;
+        self.rows += 1;
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// What the transport threads tell the clock loop.
+/// Each carries the connection's number: only the newest connection is listened to.
+pub enum LinkEvent {
+    /// A peer connected; replies go to this writer.
+    Connected(u64, Box<dyn Write + Send>, String),
+    Bytes(u64, Vec<u8>),
+    Disconnected(u64, String),
+}
+
+/// Accepts TCP clients one at a time (a new client replaces the old) and forwards bytes.
+pub fn serve_tcp(listener: TcpListener, events: Sender<LinkEvent>, stop: Arc<AtomicBool>) {
+    listener.set_nonblocking(true).ok();
+    let mut id = 0;
+    while !stop.load(Ordering::Relaxed) {
+        match listener.accept() {
+            Ok((stream, peer)) => {
+                stream.set_nonblocking(false).ok();
+                stream.set_nodelay(true).ok();
+                let Ok(writer) = stream.try_clone() else {
+                    continue;
+                };
+                id += 1;
+                if events
+                    .send(LinkEvent::Connected(id, Box::new(writer), peer.to_string()))
+                    .is_err()
+                {
+                    return;
+                }
+                let events = events.clone();
+                let stop = stop.clone();
+                thread::spawn(move || forward(id, stream, peer, events, stop));
+            }
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                thread::sleep(Duration::from_millis(5))
+            }
+            Err(_) => thread::sleep(Duration::from_millis(50)),
+        }
+    }
+}
+
+fn forward(
+    id: u64,
+    mut stream: TcpStream,
+    peer: SocketAddr,
+    events: Sender<LinkEvent>,
+    stop: Arc<AtomicBool>,
+) {
+    stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .ok();
+    let mut buf = [0u8; 4096];
+    let why = loop {
+        if stop.load(Ordering::Relaxed) {
+            break "server stopping".to_string();
+        }
+        match stream.read(&mut buf) {
+            Ok(0) => break "closed by the host".to_string(),
+            Ok(n) => {
+                if events
+                    .send(LinkEvent::Bytes(id, buf[..n].to_vec()))
+                    .is_err()
+                {
+                    return;
+                }
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::WouldBlock
+                        | io::ErrorKind::TimedOut
+                        | io::ErrorKind::Interrupted
+                ) => {}
+            Err(e) => break e.to_string(),
+        }
+    };
+    let _ = events.send(LinkEvent::Disconnected(id, format!("{peer}: {why}")));
+}
+
+/// Forwards bytes from a serial port or pty (which never "disconnects").
+pub fn serve_port(
+    mut port: Box<dyn serialport::SerialPort>,
+    events: Sender<LinkEvent>,
+    stop: Arc<AtomicBool>,
+) {
+    port.set_timeout(Duration::from_millis(100)).ok();
+    let Ok(writer) = port.try_clone() else {
+        let _ = events.send(LinkEvent::Disconnected(
+            0,
+            "the port cannot be written".into(),
+        ));
+        return;
+    };
+    let name = port.name().unwrap_or_else(|| "serial port".into());
+    if events
+        .send(LinkEvent::Connected(0, Box::new(PortWriter(writer)), name))
+        .is_err()
+    {
+        return;
+    }
+    let mut buf = [0u8; 4096];
+    while !stop.load(Ordering::Relaxed) {
+        match port.read(&mut buf) {
+            Ok(0) => thread::sleep(Duration::from_millis(5)),
+            Ok(n) => {
+                if events.send(LinkEvent::Bytes(0, buf[..n].to_vec())).is_err() {
+                    return;
+                }
+            }
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    io::ErrorKind::TimedOut
+                        | io::ErrorKind::WouldBlock
+                        | io::ErrorKind::Interrupted
+                ) => {}
+            // A pty master reads EIO while no one has the other end open: wait for one.
+            Err(_) => thread::sleep(Duration::from_millis(20)),
+        }
+    }
+}
+
+struct PortWriter(Box<dyn serialport::SerialPort>);
+
+impl Write for PortWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        self.0.flush()
+    }
+}
+
+/// What a run of the clock loop saw.
+#[derive(Debug, Clone, Default)]
+pub struct RunReport {
+    pub ticks: u64,
+    pub recorded: u64,
+    /// Intervals between consecutive ticks' actual times, µs.
+    pub intervals_us: Vec<u64>,
+}
+
+/// Runs the bridge on an 8 ms clock until `stop` is set; returns what it saw.
+/// State changes are logged through `log` (a line each).
+pub fn run(
+    bridge: &mut Bridge,
+    servos: &mut ServoModel,
+    events: Receiver<LinkEvent>,
+    mut recorder: Option<Recorder>,
+    stop: Arc<AtomicBool>,
+    log: &mut dyn FnMut(&str),
+) -> io::Result<RunReport> {
+    let mut link = Link {
+        id: u64::MAX,
+        writer: None,
+    };
+    let mut report = RunReport::default();
+    let tick = Duration::from_micros(TICK_US);
+    let start = Instant::now();
+    let mut last_state = bridge.state();
+    let mut last_at: Option<Instant> = None;
+    while !stop.load(Ordering::Relaxed) {
+        let deadline = start + tick * report.ticks as u32;
+        // Take what has arrived while waiting for the deadline.
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            let wait = (deadline - now).saturating_sub(Duration::from_micros(700));
+            let event = if wait.is_zero() {
+                match events.try_recv() {
+                    Ok(e) => Ok(e),
+                    Err(mpsc::TryRecvError::Empty) => Err(RecvTimeoutError::Timeout),
+                    Err(mpsc::TryRecvError::Disconnected) => Err(RecvTimeoutError::Disconnected),
+                }
+            } else {
+                events.recv_timeout(wait)
+            };
+            match event {
+                Ok(e) => handle_event(e, bridge, &mut link, log),
+                Err(RecvTimeoutError::Timeout) => {
+                    if wait.is_zero() {
+                        std::hint::spin_loop();
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => return Ok(report),
+            }
+        }
+        let at = Instant::now();
+        if let Some(prev) = last_at.replace(at) {
+            report
+                .intervals_us
+                .push(at.duration_since(prev).as_micros() as u64);
+        }
+        let mut replies = Vec::new();
+        let output = bridge.tick(&mut |bytes| replies.extend_from_slice(bytes));
+        servos.follow(&output);
+        if let Some(r) = &mut recorder {
+            let before = r.rows;
+            r.record(at, &output)?;
+            if r.rows != before {
+                r.flush()?;
+            }
+        }
+        let position = servos.position().to_vec();
+        bridge.set_measured(&position);
+        report.ticks += 1;
+        link.send(&replies);
+        let state = bridge.state();
+        if state != last_state {
+            log(&format!("state: {}", state.name()));
+            if state == State::Relaxed {
+                log("relaxed: gains off at the rest posture");
+            }
+            last_state = state;
+        }
+    }
+    if let Some(r) = &mut recorder {
+        r.flush()?;
+        report.recorded = r.rows;
+    }
+    Ok(report)
+}
+
+/// The connection replies go to.
+struct Link {
+    id: u64,
+    writer: Option<Box<dyn Write + Send>>,
+}
+
+impl Link {
+    fn send(&mut self, bytes: &[u8]) {
+        if bytes.is_empty() {
+            return;
+        }
+        if let Some(w) = &mut self.writer {
+            if w.write_all(bytes).and_then(|()| w.flush()).is_err() {
+                self.writer = None;
+            }
+        }
+    }
+}
+
+fn handle_event(e: LinkEvent, bridge: &mut Bridge, link: &mut Link, log: &mut dyn FnMut(&str)) {
+    match e {
+        LinkEvent::Connected(id, w, who) => {
+            log(&format!("link up: {who}"));
+            bridge.link_lost();
+            *link = Link {
+                id,
+                writer: Some(w),
+            };
+        }
+        LinkEvent::Bytes(id, bytes) if id == link.id => {
+            let mut replies = Vec::new();
+            bridge.receive(&bytes, &mut |b| replies.extend_from_slice(b));
+            link.send(&replies);
+        }
+        LinkEvent::Disconnected(id, why) if id == link.id => {
+            log(&format!("link down: {why}"));
+            bridge.link_lost();
+            link.writer = None;
+        }
+        LinkEvent::Bytes(..) | LinkEvent::Disconnected(..) => {}
+    }
+}
