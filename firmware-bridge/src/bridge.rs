@@ -513,7 +513,7 @@ impl Bridge {
         let mut target = self.applied;
         match (row(p.segment), row(p.segment + 1)) {
             (Some(from), Some(to)) => {
-                let n8 = sony::in_between_frames(to[0].clamp(0, i32::from(u16::MAX)) as u16);
+                let n8 = sony::in_between_frames(to[0].clamp(0, i32::from(u16::MAX)) as u32);
                 for (v, (&v0, &v1)) in target
                     .as_mut_slice()
                     .iter_mut()

@@ -6,8 +6,9 @@
 //! segment's `f = 0`.
 
 /// Number of 8 ms in-between frames for a segment of `frames_before` 16 ms frames.
-pub fn in_between_frames(frames_before: u16) -> u32 {
-    2 * u32::from(frames_before) + 1
+/// (MTN allows up to `i32::MAX` frames, which gives at most `u32::MAX`.)
+pub fn in_between_frames(frames_before: u32) -> u32 {
+    frames_before.saturating_mul(2).saturating_add(1)
 }
 
 /// The value at 8 ms frame `f` (0 ..= n8) of a segment from `v0` to `v1`.

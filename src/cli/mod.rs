@@ -6,6 +6,7 @@ mod convert;
 mod dump;
 mod info;
 mod oda;
+mod play;
 
 use anyhow::{Context, Result};
 use clap::{ArgAction, Parser, Subcommand};
@@ -40,6 +41,9 @@ pub enum Command {
     Check(check::Args),
     Convert(convert::Args),
     Oda(oda::Args),
+    Play(play::PlayArgs),
+    Upload(play::UploadArgs),
+    Ports(play::PortsArgs),
 }
 
 /// How a command that ran to the end came out.
@@ -59,6 +63,9 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Check(a) => check::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Oda(a) => oda::run(a),
+        Command::Play(a) => play::run_play(a),
+        Command::Upload(a) => play::run_upload(a),
+        Command::Ports(a) => play::run_ports(a),
     }
 }
 

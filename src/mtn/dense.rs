@@ -52,7 +52,7 @@ pub struct DenseFrames<'a> {
     /// Current segment: from keyframe `segment` to `segment + 1`.
     segment: usize,
     /// Step within the segment, 0..=n8.
-    step: u64,
+    step: u32,
     index: u64,
     done: bool,
 }
@@ -82,9 +82,9 @@ impl Iterator for DenseFrames<'_> {
                 joints: from.joints.clone(),
             });
         };
-        let n8 = 2 * u64::from(to.frames_before) + 1;
+        let n8 = firmware_bridge::sony::in_between_frames(to.frames_before);
         let step = self.step;
-        let at = |v0: i32, v1: i32| interpolate(v0, v1, step, n8);
+        let at = |v0: i32, v1: i32| firmware_bridge::sony::interpolate(v0, v1, step, n8);
         let frame = DenseFrame {
             index,
             body: [
@@ -107,11 +107,4 @@ impl Iterator for DenseFrames<'_> {
         }
         Some(frame)
     }
-}
-
-/// Sony's step: `v0 + f·((v1 − v0) / (n8 + 1))`, integer division truncating toward zero.
-/// The result lies between v0 and v1, so it fits an i32.
-fn interpolate(v0: i32, v1: i32, f: u64, n8: u64) -> i32 {
-    let delta = (i64::from(v1) - i64::from(v0)) / (n8 as i64 + 1);
-    (i64::from(v0) + f as i64 * delta) as i32
 }

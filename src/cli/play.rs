@@ -1,0 +1,314 @@
+//! `aibo-motion play`, `upload` and `ports`: motions to a robot over serial or TCP.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use firmware_bridge::{Key, State};
+use serde_json::json;
+
+use super::{json_text, load_motion, print_stdout, Outcome};
+use crate::edit;
+use crate::link::{self, Ending, Endpoint, Mode, PlayOptions, PlayReport, Progress};
+use crate::profile::Profile;
+
+/// Where the robot is: one of --port or --tcp.
+#[derive(Debug, clap::Args)]
+#[group(required = true, multiple = false)]
+pub struct Target {
+    /// Serial device of the robot or its bridge (see `aibo-motion ports`).
+    #[arg(long, value_name = "DEV")]
+    pub port: Option<String>,
+    /// TCP address of the robot or a simulated joint server.
+    #[arg(long, value_name = "HOST:PORT")]
+    pub tcp: Option<String>,
+}
+
+/// Settings shared by play and upload.
+#[derive(Debug, clap::Args)]
+pub struct LinkArgs {
+    #[command(flatten)]
+    pub target: Target,
+    /// Baud rate for --port.
+    #[arg(long, default_value_t = 115_200)]
+    pub baud: u32,
+    /// Sign every frame with this key (64 hex digits); the bridge must have the same key.
+    #[arg(long, value_name = "FILE")]
+    pub key: Option<PathBuf>,
+    /// Send the motion even when it was made for another model than the robot's.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Play a motion on a robot, or on `aibo-joint-server`, at its frame rate.
+///
+/// The host first learns the robot's model, joints and limits; a motion for another
+/// model is refused unless --force. The robot side (firmware-bridge) never applies an
+/// angle past a limit or a step faster than the joint can move, whatever it receives.
+/// Ctrl-C stops the motion: the robot holds, then goes to its rest posture. A dropped
+/// link is retried for a few seconds and the stream resumes at the frame then due.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    aibo-motion play dance.mtn --port /dev/ttyUSB0\n  \
+    aibo-motion play dance.mtn --tcp 192.168.0.20:7000 --key aibo.key --loop 3\n  \
+    aibo-motion play dance.mtn --tcp 127.0.0.1:7000 --mode upload --stats\n  \
+    aibo-motion play --name dance --tcp 127.0.0.1:7000      (a motion uploaded before)")]
+pub struct PlayArgs {
+    /// The MTN motion to play (omit it with --name to play a motion the robot holds).
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub link: LinkArgs,
+    /// stream: the host sends each 16 ms frame on time. upload: the motion goes first and
+    /// the robot plays it on its own clock (for slow or jittery links).
+    #[arg(long, value_enum, default_value_t = Mode::Stream)]
+    pub mode: Mode,
+    /// Name the motion is stored under on the robot (upload), or the stored motion to play.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Play the motion this many times.
+    #[arg(long = "loop", default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub loops: u16,
+    /// Play faster (2) or slower (0.5); refused where a joint could not keep up, unless --force.
+    #[arg(long, default_value_t = 1.0, value_name = "F")]
+    pub speed: f64,
+    /// Seconds to keep retrying a dropped link before giving up.
+    #[arg(long, default_value_t = 5.0, value_name = "S")]
+    pub retry: f64,
+    /// Print timing figures at the end: how late frames left against their schedule.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+/// Upload a motion to the robot's store without playing it (play it later with
+/// `aibo-motion play --name NAME`).
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    aibo-motion upload dance.mtn --tcp 127.0.0.1:7000\n  \
+    aibo-motion upload dance.mtn --port /dev/ttyUSB0 --name party")]
+pub struct UploadArgs {
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub link: LinkArgs,
+    /// Name to store it under (default: the file name without `.mtn`, up to 32 bytes).
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+/// List serial ports with their USB vendor and product ids and serial numbers.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  aibo-motion ports\n  aibo-motion ports --json")]
+pub struct PortsArgs {
+    /// One JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn options(args: &LinkArgs) -> Result<PlayOptions> {
+    let endpoint = match (&args.target.port, &args.target.tcp) {
+        (Some(path), _) => Endpoint::Serial {
+            path: path.clone(),
+            baud: args.baud,
+        },
+        (None, Some(addr)) => Endpoint::Tcp(addr.clone()),
+        (None, None) => bail!("say where the robot is: --port DEV or --tcp HOST:PORT"),
+    };
+    let mut opts = PlayOptions::new(endpoint);
+    opts.force = args.force;
+    opts.catch_ctrl_c = true;
+    if let Some(path) = &args.key {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("reading key {}", path.display()))?;
+        opts.key = Some(
+            Key::from_file_bytes(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+        );
+    }
+    Ok(opts)
+}
+
+/// The name a motion is stored under: given, or the file's stem, cut to 32 bytes.
+fn store_name(given: Option<&str>, file: &Path) -> String {
+    let mut name = given
+        .map(str::to_owned)
+        .or_else(|| file.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| "motion".into());
+    while name.len() > firmware_bridge::message::MAX_NAME {
+        name.pop();
+    }
+    name
+}
+
+pub fn run_play(args: PlayArgs) -> Result<Outcome> {
+    let mut opts = options(&args.link)?;
+    opts.mode = args.mode;
+    opts.loops = args.loops;
+    if !(args.retry.is_finite() && args.retry >= 0.0) {
+        bail!("--retry {}: give seconds, 0 or more", args.retry);
+    }
+    opts.retry_for = Duration::from_secs_f64(args.retry);
+    let mut bar = ProgressLine::new();
+    let report = match &args.file {
+        None => {
+            let Some(name) = &args.name else {
+                bail!("name a motion file to play, or --name NAME for one the robot holds");
+            };
+            opts.name = name.clone();
+            link::play_named(&opts, &mut |p| bar.show(p))?
+        }
+        Some(file) => {
+            let mut motion = load_motion(file)?.motion;
+            if args.speed != 1.0 {
+                let profile = Profile::for_design_label(&motion.design_label);
+                let (scaled, notes) = edit::scale_time(
+                    &motion,
+                    args.speed,
+                    profile.as_ref().filter(|_| !args.link.force),
+                )
+                .map_err(|e| anyhow::anyhow!("--speed {}: {e}", args.speed))?;
+                for n in notes {
+                    tracing::info!("{n}");
+                }
+                motion = scaled;
+            }
+            opts.name = store_name(args.name.as_deref(), file);
+            link::play(&motion, &opts, &mut |p| bar.show(p)).map_err(anyhow::Error::from)?
+        }
+    };
+    bar.finish();
+    if args.stats {
+        print_stdout(&stats_text(&report))?;
+    }
+    match report.ending {
+        Ending::Completed => Ok(Outcome::Success),
+        Ending::Interrupted => {
+            bail!("stopped by Ctrl-C: the robot holds its pose, then goes to its rest posture")
+        }
+    }
+}
+
+pub fn run_upload(args: UploadArgs) -> Result<Outcome> {
+    let mut opts = options(&args.link)?;
+    let motion = load_motion(&args.file)?.motion;
+    opts.name = store_name(args.name.as_deref(), &args.file);
+    let info = link::upload(&motion, &opts)?;
+    eprintln!(
+        "uploaded {:?} ({} keyframes) to the {} at {}; play it with `aibo-motion play --name {}`",
+        opts.name,
+        motion.keyframes.len(),
+        info.model,
+        opts.endpoint,
+        opts.name
+    );
+    Ok(Outcome::Success)
+}
+
+pub fn run_ports(args: PortsArgs) -> Result<Outcome> {
+    let ports = link::ports::list().map_err(|e| anyhow::anyhow!("listing serial ports: {e}"))?;
+    if args.json {
+        print_stdout(&json_text(&json!({ "ports": ports })))?;
+        return Ok(Outcome::Success);
+    }
+    if ports.is_empty() {
+        print_stdout("no serial ports found (a USB-serial adapter shows up as /dev/ttyUSB* or /dev/ttyACM*)\n")?;
+    }
+    let mut text = String::new();
+    for p in &ports {
+        let ids = match (&p.vendor_id, &p.product_id) {
+            (Some(v), Some(d)) => format!(" {v}:{d}"),
+            _ => String::new(),
+        };
+        let extra: Vec<&str> = [&p.manufacturer, &p.product, &p.serial_number]
+            .into_iter()
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        text.push_str(&format!(
+            "{}  {}{}  {}\n",
+            p.path,
+            p.kind,
+            ids,
+            extra.join(" ")
+        ));
+    }
+    print_stdout(&text)?;
+    Ok(Outcome::Success)
+}
+
+/// p50, p99 and max of `values` (sorted copy), µs.
+pub fn percentiles(values: &[u64]) -> Option<(u64, u64, u64)> {
+    let mut v = values.to_vec();
+    v.sort_unstable();
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    (!v.is_empty()).then(|| (at(0.5), at(0.99), at(1.0)))
+}
+
+fn stats_text(r: &PlayReport) -> String {
+    let mut t = format!(
+        "frames: {} of {} sent, {} skipped, {} reconnects\n",
+        r.frames_sent, r.frames, r.frames_skipped, r.reconnects
+    );
+    if let Some((p50, p99, max)) = percentiles(&r.lateness_us) {
+        t.push_str(&format!(
+            "host lateness against the 16 ms schedule: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms\n",
+            p50 as f64 / 1e3,
+            p99 as f64 / 1e3,
+            max as f64 / 1e3
+        ));
+    }
+    if let Some(s) = &r.status {
+        let c = &s.counters;
+        t.push_str(&format!(
+            "bridge: {}; bad {}, unauthenticated {}, replayed {}, lost {}, late {}, dropped {}, guarded {}\n",
+            State::from_u8(s.state).map_or("unknown", State::name),
+            c.bad,
+            c.unauthenticated,
+            c.replayed,
+            c.lost,
+            c.late,
+            c.dropped,
+            c.guarded
+        ));
+    }
+    t
+}
+
+/// One live line on stderr: time, frame, link quality (hidden when not a terminal).
+struct ProgressLine {
+    bar: indicatif::ProgressBar,
+}
+
+impl ProgressLine {
+    fn new() -> ProgressLine {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+        );
+        ProgressLine { bar }
+    }
+
+    fn show(&mut self, p: &Progress) {
+        let t = p.frame as f64 * 0.016;
+        let total = p.frames as f64 * 0.016;
+        let bridge = p.status.map_or(String::new(), |s| {
+            let c = s.counters;
+            format!(
+                "  robot {} buffer {}  bad {} late {} lost {} guarded {}",
+                State::from_u8(s.state).map_or("?", State::name),
+                s.buffered,
+                c.bad,
+                c.late,
+                c.lost,
+                c.guarded
+            )
+        });
+        self.bar.set_message(format!(
+            "{t:6.2}/{total:.2} s  frame {}/{}  link {}{bridge}",
+            p.frame, p.frames, p.link
+        ));
+        self.bar.tick();
+    }
+
+    fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}

@@ -1,0 +1,36 @@
+//! The host side of a link to a robot (or the simulated joint server): transports, the
+//! protocol client, and the player that paces frames.
+//!
+//! The wire protocol itself is `firmware_bridge`'s (the robot's contract); this module
+//! only uses it. IO runs on tokio; frame pacing runs on its own thread (tokio's timers
+//! have millisecond granularity and round deadlines up, see `player`).
+
+pub mod client;
+pub mod player;
+pub mod ports;
+pub mod transport;
+
+pub use client::{BridgeInfo, Client, Reply};
+pub use player::{play, play_named, upload, Ending, Mode, PlayOptions, PlayReport, Progress};
+pub use transport::Endpoint;
+
+use std::time::Duration;
+
+/// What can go wrong on a link.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    #[error("cannot open {endpoint}: {reason}")]
+    Connect { endpoint: String, reason: String },
+    #[error("the link to {0} dropped")]
+    Dropped(String),
+    #[error("{endpoint} did not answer within {:.1} s ({waiting_for})", timeout.as_secs_f64())]
+    Timeout {
+        endpoint: String,
+        waiting_for: &'static str,
+        timeout: Duration,
+    },
+    #[error("the bridge refused: {0}")]
+    Refused(String),
+    #[error("{0}")]
+    Mismatch(String),
+}

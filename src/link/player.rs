@@ -1,0 +1,572 @@
+//! Playing a motion on a bridge: streaming 16 ms frames against absolute deadlines, or
+//! uploading keyframes for the bridge to play on its own clock.
+//!
+//! Pacing runs on a dedicated thread that sleeps to 1 ms before each deadline and spins
+//! the rest (`link.md`: tokio's timers are millisecond-grained and round up, p99 3–6 ms;
+//! sleep-then-spin gives well under 1 ms). Deadlines are `t0 + k × 16 ms`, never "16 ms
+//! after the last", so the schedule cannot drift; a pacer that wakes past the next
+//! deadline skips to the newest frame instead of bursting.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use firmware_bridge::message::{ack, Angles, Message, Status, StreamFrame};
+use firmware_bridge::{Key, State};
+use tokio::sync::mpsc;
+
+use super::client::{ack_text, BridgeInfo, Client, Reply};
+use super::transport::Endpoint;
+use super::LinkError;
+use crate::mtn::{self, Motion};
+
+/// One stream frame covers two 8 ms servo frames.
+pub const FRAME_PERIOD: Duration = Duration::from_millis(16);
+
+/// How the motion gets to the bridge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    /// The host sends each 16 ms frame on time.
+    Stream,
+    /// The whole motion goes first; the bridge plays it on its own clock.
+    Upload,
+}
+
+#[derive(Debug, Clone)]
+pub struct PlayOptions {
+    pub endpoint: Endpoint,
+    pub key: Option<Key>,
+    pub mode: Mode,
+    pub loops: u16,
+    /// Play even when the motion is for another model than the bridge's.
+    pub force: bool,
+    /// The name the motion is stored under on the bridge (upload mode).
+    pub name: String,
+    /// How long a dropped link is retried before the motion is abandoned.
+    pub retry_for: Duration,
+    pub connect_timeout: Duration,
+    /// Set from outside to stop the motion.
+    pub interrupt: Arc<AtomicBool>,
+    /// Ctrl-C sets `interrupt` (for the command line; tests leave SIGINT alone).
+    pub catch_ctrl_c: bool,
+}
+
+impl PlayOptions {
+    pub fn new(endpoint: Endpoint) -> PlayOptions {
+        PlayOptions {
+            endpoint,
+            key: None,
+            mode: Mode::Stream,
+            loops: 1,
+            force: false,
+            name: "motion".into(),
+            retry_for: Duration::from_secs(5),
+            connect_timeout: Duration::from_secs(2),
+            interrupt: Arc::new(AtomicBool::new(false)),
+            catch_ctrl_c: false,
+        }
+    }
+}
+
+/// How a play ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// Every frame was sent (stream) or played (upload).
+    Completed,
+    /// Stopped on request: the bridge holds, then goes to its rest posture.
+    Interrupted,
+}
+
+/// What happened, for `--stats` and the tests.
+#[derive(Debug, Clone)]
+pub struct PlayReport {
+    pub ending: Ending,
+    pub bridge: Option<BridgeInfo>,
+    /// 16 ms frames in the whole play (all loops).
+    pub frames: u64,
+    pub frames_sent: u64,
+    /// Frames not sent because the host was late or the link was down.
+    pub frames_skipped: u64,
+    /// For each frame sent, how long after its deadline it was handed to the link, µs.
+    pub lateness_us: Vec<u64>,
+    pub reconnects: u32,
+    /// The bridge's last status.
+    pub status: Option<Status>,
+}
+
+/// Live progress, for a progress line.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub frame: u64,
+    pub frames: u64,
+    pub status: Option<Status>,
+    /// "ok", or what is wrong with the link.
+    pub link: String,
+}
+
+/// The 8 ms frames of one pass of the motion, as Sony's player would apply them.
+fn dense_poses(motion: &Motion) -> Vec<Vec<i32>> {
+    mtn::dense_frames(motion).map(|f| f.joints).collect()
+}
+
+/// Stream frame `k` of `loops` passes over `dense` (8 ms frames): the pose at 8 ms frame
+/// 2k and, when there is one, at 2k + 1.
+fn stream_frame(dense: &[Vec<i32>], loops: u64, k: u64) -> Option<StreamFrame> {
+    let total = dense.len() as u64 * loops;
+    let pose_at = |i: u64| -> Option<Angles> {
+        (i < total)
+            .then(|| Angles::from_slice(&dense[(i % dense.len() as u64) as usize]))
+            .flatten()
+    };
+    let pose = pose_at(2 * k)?;
+    let middle = pose_at(2 * k + 1);
+    Some(StreamFrame {
+        tick: (2 * k) as u32,
+        last: 2 * k + 2 >= total,
+        pose,
+        middle,
+    })
+}
+
+/// Plays `motion` on the bridge at `opts.endpoint`.
+pub fn play(
+    motion: &Motion,
+    opts: &PlayOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<PlayReport, LinkError> {
+    runtime()?.block_on(async {
+        watch_ctrl_c(opts);
+        let mut client = connect(opts).await?;
+        let info = client.handshake(opts.connect_timeout).await?;
+        check_model(motion, &info, opts.force)?;
+        match opts.mode {
+            Mode::Stream => stream(motion, opts, client, info, progress).await,
+            Mode::Upload => {
+                upload_motion(&mut client, motion, &opts.name, &info).await?;
+                play_stored(
+                    &mut client,
+                    mtn::dense_frame_count(motion),
+                    opts,
+                    info,
+                    progress,
+                )
+                .await
+            }
+        }
+    })
+}
+
+/// Uploads `motion` under `opts.name` without playing it.
+pub fn upload(motion: &Motion, opts: &PlayOptions) -> Result<BridgeInfo, LinkError> {
+    runtime()?.block_on(async {
+        let mut client = connect(opts).await?;
+        let info = client.handshake(opts.connect_timeout).await?;
+        check_model(motion, &info, opts.force)?;
+        upload_motion(&mut client, motion, &opts.name, &info).await?;
+        Ok(info)
+    })
+}
+
+/// Plays a motion the bridge already holds, by name.
+pub fn play_named(
+    opts: &PlayOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<PlayReport, LinkError> {
+    runtime()?.block_on(async {
+        watch_ctrl_c(opts);
+        let mut client = connect(opts).await?;
+        let info = client.handshake(opts.connect_timeout).await?;
+        play_stored(&mut client, 0, opts, info, progress).await
+    })
+}
+
+fn watch_ctrl_c(opts: &PlayOptions) {
+    if opts.catch_ctrl_c {
+        let flag = opts.interrupt.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                flag.store(true, Ordering::Relaxed);
+            }
+        });
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, LinkError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| LinkError::Connect {
+            endpoint: "tokio runtime".into(),
+            reason: e.to_string(),
+        })
+}
+
+async fn connect(opts: &PlayOptions) -> Result<Client, LinkError> {
+    Client::connect(&opts.endpoint, opts.key.clone(), opts.connect_timeout).await
+}
+
+/// Refuses a motion for another model (unless forced) and always one of another size.
+fn check_model(motion: &Motion, info: &BridgeInfo, force: bool) -> Result<(), LinkError> {
+    let joints = motion.keyframes.first().map_or(0, |k| k.joints.len());
+    if !motion.keyframes.is_empty() && joints != info.joints.len() {
+        return Err(LinkError::Mismatch(format!(
+            "the motion has {joints} joints and the robot ({}) has {}: convert it with `aibo-motion convert FILE --to {}`",
+            info.model,
+            info.joints.len(),
+            info.model
+        )));
+    }
+    if !motion.design_label.eq_ignore_ascii_case(&info.design_label) && !force {
+        return Err(LinkError::Mismatch(format!(
+            "the motion is for {} and the robot is an {} ({}): convert it with `aibo-motion convert FILE --to {}`, or play it anyway with --force",
+            motion.design_label, info.model, info.design_label, info.model
+        )));
+    }
+    Ok(())
+}
+
+/// The pacing thread: sends `(k, deadline)` at each frame's deadline, skipping ahead
+/// when it wakes too late for a frame. Ends after `frames` or when the receiver goes.
+fn spawn_pacer(t0: Instant, first: u64, frames: u64) -> mpsc::UnboundedReceiver<(u64, Instant)> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        let mut k = first;
+        while k < frames {
+            let deadline = t0 + FRAME_PERIOD * k as u32;
+            let now = Instant::now();
+            if let Some(wait) = deadline.checked_duration_since(now) {
+                if let Some(sleep) = wait.checked_sub(Duration::from_millis(1)) {
+                    std::thread::sleep(sleep);
+                }
+                while Instant::now() < deadline {
+                    std::hint::spin_loop();
+                }
+            } else {
+                // Late: skip to the newest frame already due.
+                let due = (now.duration_since(t0).as_micros() / FRAME_PERIOD.as_micros()) as u64;
+                k = k.max(due.min(frames - 1));
+            }
+            let deadline = t0 + FRAME_PERIOD * k as u32;
+            if tx.send((k, deadline)).is_err() {
+                return;
+            }
+            k += 1;
+        }
+    });
+    rx
+}
+
+async fn stream(
+    motion: &Motion,
+    opts: &PlayOptions,
+    mut client: Client,
+    info: BridgeInfo,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<PlayReport, LinkError> {
+    let dense = dense_poses(motion);
+    let loops = u64::from(opts.loops.max(1));
+    let frames = (dense.len() as u64 * loops).div_ceil(2);
+    let mut report = PlayReport {
+        ending: Ending::Completed,
+        bridge: Some(info.clone()),
+        frames,
+        frames_sent: 0,
+        frames_skipped: 0,
+        lateness_us: Vec::with_capacity(frames as usize),
+        reconnects: 0,
+        status: None,
+    };
+    if frames == 0 {
+        return Ok(report);
+    }
+    let stream_id = 1;
+    expect_ok(
+        &mut client,
+        &Message::StreamStart {
+            stream: stream_id,
+            first_tick: 0,
+        },
+        opts,
+    )
+    .await?;
+    // A little lead so the first deadline is not already past when the pacer starts.
+    let t0 = Instant::now() + Duration::from_millis(20);
+    let mut pacer = spawn_pacer(t0, 0, frames);
+    let mut next = 0u64;
+    let mut status_poll = tokio::time::interval(Duration::from_millis(100));
+    while next < frames {
+        if opts.interrupt.load(Ordering::Relaxed) {
+            return interrupted(client, report, opts).await;
+        }
+        tokio::select! {
+            paced = pacer.recv() => {
+                let Some((mut k, mut deadline)) = paced else { break };
+                // Behind? Send only the newest frame due.
+                while let Ok((k2, d2)) = pacer.try_recv() {
+                    (k, deadline) = (k2, d2);
+                }
+                report.frames_skipped += k - next;
+                let Some(frame) = stream_frame(&dense, loops, k) else { break };
+                let bytes = client.encode(&Message::Frame(frame));
+                let sent = client.send_bytes(bytes);
+                report.lateness_us.push(Instant::now().saturating_duration_since(deadline).as_micros() as u64);
+                next = k + 1;
+                match sent {
+                    Ok(()) => report.frames_sent += 1,
+                    Err(_) => {
+                        client = reconnect(opts, &mut report, next, progress).await?;
+                        expect_ok(&mut client, &Message::StreamStart { stream: stream_id, first_tick: (2 * next) as u32 }, opts).await?;
+                        pacer = spawn_pacer(t0, next, frames);
+                    }
+                }
+            }
+            reply = client.recv() => match reply {
+                Ok(Reply::Status(s)) => {
+                    report.status = Some(s);
+                    progress(&Progress { frame: next, frames, status: Some(s), link: "ok".into() });
+                }
+                Ok(_) => {}
+                Err(_) => {
+                    client = reconnect(opts, &mut report, next, progress).await?;
+                    let resume = (Instant::now().saturating_duration_since(t0).as_micros() / FRAME_PERIOD.as_micros()) as u64 + 1;
+                    report.frames_skipped += resume.saturating_sub(next);
+                    next = next.max(resume);
+                    expect_ok(&mut client, &Message::StreamStart { stream: stream_id, first_tick: (2 * next) as u32 }, opts).await?;
+                    pacer = spawn_pacer(t0, next, frames);
+                }
+            },
+            _ = status_poll.tick() => {
+                let _ = client.send(&Message::StatusRequest);
+            }
+        }
+    }
+    // The last frames are still in the bridge's buffer: wait until it has played them.
+    let drain = Duration::from_millis(u64::from(info.latency_ticks) * 8 + 500);
+    report.status = wait_for_state(
+        &mut client,
+        &[State::Holding, State::Relaxed, State::Ramping],
+        drain,
+        opts,
+    )
+    .await?;
+    if opts.interrupt.load(Ordering::Relaxed) {
+        return interrupted(client, report, opts).await;
+    }
+    Ok(report)
+}
+
+/// Ctrl-C: tell the bridge to stop (hold, then rest) and say so.
+async fn interrupted(
+    mut client: Client,
+    mut report: PlayReport,
+    opts: &PlayOptions,
+) -> Result<PlayReport, LinkError> {
+    let _ = client.request(&Message::Stop, opts.connect_timeout).await;
+    report.ending = Ending::Interrupted;
+    report.status = client.last_status;
+    Ok(report)
+}
+
+async fn expect_ok(
+    client: &mut Client,
+    m: &Message<'_>,
+    opts: &PlayOptions,
+) -> Result<(), LinkError> {
+    match client.request(m, opts.connect_timeout).await? {
+        ack::OK => Ok(()),
+        code => Err(LinkError::Refused(ack_text(code).into())),
+    }
+}
+
+/// Reports the drop at once, then tries to reconnect for `opts.retry_for`.
+async fn reconnect(
+    opts: &PlayOptions,
+    report: &mut PlayReport,
+    frame: u64,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Client, LinkError> {
+    tracing::warn!(
+        "the link to {} dropped at frame {frame}; retrying for {:.0} s",
+        opts.endpoint,
+        opts.retry_for.as_secs_f64()
+    );
+    progress(&Progress {
+        frame,
+        frames: report.frames,
+        status: report.status,
+        link: "dropped, reconnecting".into(),
+    });
+    let give_up = Instant::now() + opts.retry_for;
+    loop {
+        if opts.interrupt.load(Ordering::Relaxed) || Instant::now() >= give_up {
+            return Err(LinkError::Dropped(format!(
+                "{} at frame {frame} of {} and did not come back within {:.0} s; the bridge holds the last pose, then goes to its rest posture",
+                opts.endpoint,
+                report.frames,
+                opts.retry_for.as_secs_f64()
+            )));
+        }
+        let attempt = async {
+            let mut c = connect(opts).await?;
+            c.handshake(opts.connect_timeout).await?;
+            Ok::<_, LinkError>(c)
+        };
+        if let Ok(Ok(c)) = tokio::time::timeout(Duration::from_secs(1), attempt).await {
+            report.reconnects += 1;
+            tracing::info!("link back at frame {frame}");
+            return Ok(c);
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Polls the bridge's status until it is in one of `states` or `timeout` passes.
+async fn wait_for_state(
+    client: &mut Client,
+    states: &[State],
+    timeout: Duration,
+    opts: &PlayOptions,
+) -> Result<Option<Status>, LinkError> {
+    let deadline = Instant::now() + timeout;
+    let mut poll = tokio::time::interval(Duration::from_millis(50));
+    while Instant::now() < deadline && !opts.interrupt.load(Ordering::Relaxed) {
+        tokio::select! {
+            _ = poll.tick() => { client.send(&Message::StatusRequest)?; }
+            reply = client.recv() => {
+                if let Reply::Status(s) = reply? {
+                    if State::from_u8(s.state).is_some_and(|st| states.contains(&st)) {
+                        return Ok(Some(s));
+                    }
+                }
+            }
+        }
+    }
+    Ok(client.last_status)
+}
+
+/// Sends the motion's keyframes; retries a few times when some go missing.
+async fn upload_motion(
+    client: &mut Client,
+    motion: &Motion,
+    name: &str,
+    info: &BridgeInfo,
+) -> Result<(), LinkError> {
+    let count = u16::try_from(motion.keyframes.len())
+        .ok()
+        .filter(|&n| n > 0 && n <= info.max_keyframes)
+        .ok_or_else(|| {
+            LinkError::Refused(format!(
+                "the motion has {} keyframes; the bridge stores 1 to {}",
+                motion.keyframes.len(),
+                info.max_keyframes
+            ))
+        })?;
+    let joints = info.joints.len() as u8;
+    let timeout = Duration::from_secs(3);
+    let mut last = ack::OK;
+    for _attempt in 0..3 {
+        let begin = Message::UploadBegin {
+            name: name.as_bytes(),
+            keyframes: count,
+            joints,
+        };
+        match client.request(&begin, timeout).await? {
+            ack::OK => {}
+            code => return Err(LinkError::Refused(ack_text(code).into())),
+        }
+        for (i, kf) in motion.keyframes.iter().enumerate() {
+            let frames_before = u16::try_from(kf.frames_before).map_err(|_| {
+                LinkError::Refused(format!(
+                    "keyframe {i} comes {} frames after the one before; the protocol carries at most 65535 (17 minutes)",
+                    kf.frames_before
+                ))
+            })?;
+            let angles = Angles::from_slice(&kf.joints).ok_or_else(|| {
+                LinkError::Mismatch("more joints than the protocol carries".into())
+            })?;
+            client.send(&Message::UploadKeyframe {
+                index: i as u16,
+                frames_before,
+                angles,
+            })?;
+        }
+        last = client
+            .request(&Message::UploadEnd { keyframes: count }, timeout)
+            .await?;
+        if last == ack::OK {
+            return Ok(());
+        }
+        tracing::warn!("upload of {name:?}: {}; sending it again", ack_text(last));
+    }
+    Err(LinkError::Refused(format!(
+        "upload of {name:?}: {}",
+        ack_text(last)
+    )))
+}
+
+/// Plays the stored motion `opts.name`; `dense_frames` (8 ms, one pass; 0 if unknown)
+/// is for the progress line.
+async fn play_stored(
+    client: &mut Client,
+    dense_frames: u64,
+    opts: &PlayOptions,
+    info: BridgeInfo,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<PlayReport, LinkError> {
+    let loops = u64::from(opts.loops.max(1));
+    let frames8 = dense_frames * loops;
+    let mut report = PlayReport {
+        ending: Ending::Completed,
+        bridge: Some(info),
+        frames: frames8.div_ceil(2),
+        frames_sent: 0,
+        frames_skipped: 0,
+        lateness_us: Vec::new(),
+        reconnects: 0,
+        status: None,
+    };
+    expect_ok(
+        client,
+        &Message::Play {
+            name: opts.name.as_bytes(),
+            loops: opts.loops.max(1),
+        },
+        opts,
+    )
+    .await?;
+    let mut poll = tokio::time::interval(Duration::from_millis(100));
+    let mut started = false;
+    loop {
+        if opts.interrupt.load(Ordering::Relaxed) {
+            let _ = client.request(&Message::Stop, opts.connect_timeout).await;
+            report.ending = Ending::Interrupted;
+            report.status = client.last_status;
+            return Ok(report);
+        }
+        tokio::select! {
+            _ = poll.tick() => {
+                if client.send(&Message::StatusRequest).is_err() {
+                    // The bridge plays on by itself; only the monitoring is lost.
+                    *client = reconnect(opts, &mut report, 0, progress).await?;
+                }
+            }
+            reply = client.recv() => match reply {
+                Ok(Reply::Status(s)) => {
+                    report.status = Some(s);
+                    let state = State::from_u8(s.state);
+                    started |= state == Some(State::Playing);
+                    progress(&Progress { frame: u64::from(s.position) / 2, frames: report.frames, status: Some(s), link: "ok".into() });
+                    if started && state != Some(State::Playing) {
+                        return Ok(report);
+                    }
+                    // A motion so short that it ended before the first status.
+                    if !started && state == Some(State::Holding) {
+                        return Ok(report);
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => *client = reconnect(opts, &mut report, 0, progress).await?,
+            },
+        }
+    }
+}
