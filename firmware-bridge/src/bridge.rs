@@ -464,22 +464,26 @@ impl Bridge {
                 Some(f) if f.tick == tick => {
                     self.buffer[slot] = None;
                     stream.previous = Some(f);
-                    ended = f.last;
+                    // A last frame with a middle ends after its middle.
+                    ended = f.last && f.middle.is_none();
                     Some(f.pose)
                 }
                 _ => None,
             }
         } else {
             match stream.previous {
-                Some(p) if p.tick == tick.wrapping_sub(1) => p.middle.or_else(|| {
-                    let next = self.buffer[slot_of(offset + 1)]
-                        .filter(|n| n.tick == tick.wrapping_add(1))?;
-                    let mut mid = p.pose;
-                    for (m, &v1) in mid.as_mut_slice().iter_mut().zip(next.pose.as_slice()) {
-                        *m = sony::interpolate(*m, v1, 1, sony::in_between_frames(0));
-                    }
-                    Some(mid)
-                }),
+                Some(p) if p.tick == tick.wrapping_sub(1) => {
+                    ended = p.last;
+                    p.middle.or_else(|| {
+                        let next = self.buffer[slot_of(offset + 1)]
+                            .filter(|n| n.tick == tick.wrapping_add(1))?;
+                        let mut mid = p.pose;
+                        for (m, &v1) in mid.as_mut_slice().iter_mut().zip(next.pose.as_slice()) {
+                            *m = sony::interpolate(*m, v1, 1, sony::in_between_frames(0));
+                        }
+                        Some(mid)
+                    })
+                }
                 _ => None,
             }
         };

@@ -164,3 +164,4 @@ pub fn performer_bvh(frames: &[Vec<(&str, char, f64)>], frame_time: f64) -> Stri
     }
     text
 }
+pub mod link;

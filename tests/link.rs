@@ -1,0 +1,552 @@
+//! The link end to end: `play` to the simulated joint server over TCP and a pty, in
+//! both modes, and the faults: corruption, a cut link, a stall, a hostile client,
+//! forged and replayed frames. All on loopback addresses and pseudo-terminals.
+
+mod common;
+
+use aibo_motion::link::{self, Ending, Endpoint, Mode, PlayOptions};
+use common::link::{dense, ers7_motion, Row, Server, Transport};
+use firmware_bridge::bridge::{LIMIT_SLACK_URAD, STEP_SLACK_URAD};
+use firmware_bridge::message::{Angles, Message, Status, StreamFrame};
+use firmware_bridge::sign::ReplayGuard;
+use firmware_bridge::wire::{self, Decoder, Signing, MAX_ENCODED};
+use firmware_bridge::{Config, Key, Model, State};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+fn options(endpoint: Endpoint, mode: Mode) -> PlayOptions {
+    let mut o = PlayOptions::new(endpoint);
+    o.mode = mode;
+    o.name = "link-test".into();
+    o
+}
+
+fn poses(rows: &[Row]) -> Vec<Vec<i32>> {
+    rows.iter().map(|r| r.pose.clone()).collect()
+}
+
+fn play_and_compare(transport: Transport, mode: Mode, loops: u16) {
+    let server = Server::start("ERS-7", Config::default(), transport);
+    let endpoint = if server.address.starts_with('/') {
+        Endpoint::Serial {
+            path: server.address.clone(),
+            baud: 115_200,
+        }
+    } else {
+        Endpoint::Tcp(server.address.clone())
+    };
+    let motion = ers7_motion();
+    let mut opts = options(endpoint, mode);
+    opts.loops = loops;
+    let report = link::play(&motion, &opts, &mut |_| {}).expect("the play completes");
+    assert_eq!(report.ending, Ending::Completed);
+    let (bridge, _, rows) = server.stop();
+    let want = dense(&motion, usize::from(loops));
+    let got = poses(&rows);
+    let first_difference = got.iter().zip(&want).position(|(g, w)| g != w);
+    assert_eq!(
+        (got.len(), first_difference),
+        (want.len(), None),
+        "the record is the dense playback, frame for frame"
+    );
+    let c = bridge.counters();
+    assert_eq!(
+        (c.bad, c.late, c.dropped, c.guarded, c.lost),
+        (0, 0, 0, 0, 0),
+        "{c:?}"
+    );
+    assert_eq!(bridge.state(), State::Holding);
+    // Rows are 8 ms apart in time too (loosely: this is a shared machine).
+    let span = rows.last().unwrap().t_us - rows[0].t_us;
+    let expected = 8_000 * (rows.len() as u64 - 1);
+    assert!(
+        span.abs_diff(expected) < 200_000,
+        "{span} µs for {} frames",
+        rows.len()
+    );
+}
+
+#[test]
+fn stream_over_tcp_records_the_dense_playback_exactly() {
+    play_and_compare(Transport::Tcp, Mode::Stream, 1);
+}
+
+#[test]
+fn stream_over_a_pty_records_the_dense_playback_exactly() {
+    play_and_compare(Transport::Pty, Mode::Stream, 1);
+}
+
+#[test]
+fn upload_over_tcp_plays_on_the_bridge_clock_exactly() {
+    play_and_compare(Transport::Tcp, Mode::Upload, 2);
+}
+
+#[test]
+fn upload_over_a_pty_plays_on_the_bridge_clock_exactly() {
+    play_and_compare(Transport::Pty, Mode::Upload, 1);
+}
+
+#[test]
+fn streamed_loops_continue_without_a_seam() {
+    play_and_compare(Transport::Tcp, Mode::Stream, 2);
+}
+
+#[test]
+fn the_command_line_plays_a_file_and_refuses_another_model() {
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("link.mtn");
+    std::fs::write(&file, aibo_motion::mtn::encode(&ers7_motion()).unwrap()).unwrap();
+    let f = file.to_str().unwrap();
+    let out = common::run(&["play", f, "--tcp", &server.address, "--stats"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(
+        common::stdout(&out).contains("host lateness"),
+        "{}",
+        common::stdout(&out)
+    );
+
+    // The same motion labelled for an ERS-210 is refused without touching the robot.
+    let mut other = ers7_motion();
+    other.design_label = "DRX-910".into();
+    let file2 = dir.path().join("other.mtn");
+    std::fs::write(&file2, aibo_motion::mtn::encode(&other).unwrap()).unwrap();
+    let out = common::run(&["play", file2.to_str().unwrap(), "--tcp", &server.address]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        common::stderr(&out).contains("--force"),
+        "{}",
+        common::stderr(&out)
+    );
+    let (_, _, rows) = server.stop();
+    assert_eq!(poses(&rows), dense(&ers7_motion(), 1));
+}
+
+/// A TCP relay between the host and the server that can corrupt or cut the stream.
+struct Relay {
+    address: String,
+}
+
+impl Relay {
+    /// Relays host→server bytes through `mangle` (which may change them or return false
+    /// to cut the link for good); server→host bytes pass unchanged.
+    fn start(server: &str, mut mangle: impl FnMut(&mut [u8]) -> bool + Send + 'static) -> Relay {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let server = server.to_string();
+        std::thread::spawn(move || {
+            // One connection only: after a cut, reconnection attempts find nobody.
+            let (mut host, _) = listener.accept().unwrap();
+            drop(listener);
+            let mut upstream = TcpStream::connect(&server).unwrap();
+            let (mut host_r, mut up_r) = (host.try_clone().unwrap(), upstream.try_clone().unwrap());
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 4096];
+                while let Ok(n @ 1..) = up_r.read(&mut buf) {
+                    if host.write_all(&buf[..n]).is_err() {
+                        break;
+                    }
+                }
+            });
+            let mut buf = [0u8; 4096];
+            while let Ok(n @ 1..) = host_r.read(&mut buf) {
+                if !mangle(&mut buf[..n]) {
+                    let _ = host_r.shutdown(std::net::Shutdown::Both);
+                    let _ = upstream.shutdown(std::net::Shutdown::Both);
+                    return;
+                }
+                if upstream.write_all(&buf[..n]).is_err() {
+                    break;
+                }
+            }
+        });
+        Relay { address }
+    }
+}
+
+#[test]
+fn corrupted_bytes_are_rejected_and_counted_and_the_stream_goes_on() {
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let mut chunks = 0u32;
+    let relay = Relay::start(&server.address, move |bytes| {
+        chunks += 1;
+        // Flip one bit in every 10th write after the handshake (never a zero: that would
+        // split the frame in two, which is also survived but counted differently).
+        if (31..=100).contains(&chunks) && chunks % 10 == 0 && bytes.len() > 20 {
+            bytes[12] ^= 0x10;
+            if bytes[12] == 0 {
+                bytes[12] = 0x55;
+            }
+        }
+        true
+    });
+    let motion = ers7_motion();
+    let report = link::play(
+        &motion,
+        &options(Endpoint::Tcp(relay.address.clone()), Mode::Stream),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(report.ending, Ending::Completed);
+    let status = report.status.expect("a final status");
+    let (bridge, _, rows) = server.stop();
+    let c = bridge.counters();
+    assert!(c.bad >= 5, "corrupted frames are counted as bad: {c:?}");
+    assert_eq!(status.counters.bad, c.bad);
+    // What was applied is the motion with holds where frames were lost: every recorded
+    // row is a dense frame, in order, except where the guard slowed the catch-up after
+    // a lost frame (a jump of several frames' worth in one step).
+    let want = dense(&motion, 1);
+    let mut at = 0;
+    let mut not_frames = 0;
+    for r in &rows {
+        match want[at..].iter().position(|w| *w == r.pose) {
+            Some(i) => at += i,
+            None => not_frames += 1,
+        }
+    }
+    assert!(
+        not_frames <= c.guarded,
+        "{not_frames} rows are not frames of the motion; {c:?}"
+    );
+    assert_eq!(rows.last().unwrap().pose, *want.last().unwrap());
+    assert!(rows.len() < want.len());
+}
+
+#[test]
+fn a_cut_link_is_reported_and_the_bridge_holds_then_rests() {
+    let config = Config {
+        hold_ticks: 25,
+        ..Config::default()
+    };
+    let server = Server::start("ERS-7", config, Transport::Tcp);
+    let mut seen = 0usize;
+    let relay = Relay::start(&server.address, move |bytes| {
+        seen += bytes.len();
+        seen < 6_000 // about 40 frames in
+    });
+    let mut opts = options(Endpoint::Tcp(relay.address.clone()), Mode::Stream);
+    opts.retry_for = Duration::from_millis(600);
+    let started = Instant::now();
+    let err =
+        link::play(&ers7_motion(), &opts, &mut |_| {}).expect_err("the link is gone for good");
+    assert!(matches!(err, link::LinkError::Dropped(_)), "{err}");
+    assert!(err.to_string().contains("holds"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "reported within the retry time"
+    );
+    // Give the watchdog time to hold (200 ms) and ramp to rest.
+    let model = Model::find("ERS-7").unwrap();
+    let rest = model.rest_posture().unwrap().angles;
+    wait_until(Duration::from_secs(15), || {
+        server
+            .log
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.starts_with("relaxed"))
+    });
+    let (bridge, _, rows) = server.stop();
+    assert_eq!(bridge.state(), State::Relaxed);
+    assert_eq!(
+        rows.last().unwrap().pose,
+        rest,
+        "the ramp ends at the rest posture"
+    );
+    check_watchdog(&rows, 25, model);
+}
+
+fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) {
+    let until = Instant::now() + limit;
+    while !done() {
+        assert!(Instant::now() < until, "timed out");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The record after frames stopped: a gap of at least the hold time, then steps no
+/// faster than a quarter of each joint's speed to the rest posture.
+fn check_watchdog(rows: &[Row], hold_ticks: u64, model: &Model) {
+    let gap = rows
+        .windows(2)
+        .position(|w| w[1].t_us - w[0].t_us > 8_000 * (hold_ticks - 2))
+        .expect("a hold shows as a gap");
+    let hold_us = rows[gap + 1].t_us - rows[gap].t_us;
+    assert!(hold_us >= 8_000 * hold_ticks, "held {hold_us} µs");
+    for w in rows[gap..].windows(2) {
+        for ((a, b), j) in w[0].pose.iter().zip(&w[1].pose).zip(model.joints) {
+            if j.max_step > 0 {
+                assert!(
+                    a.abs_diff(*b) <= j.max_step / 4,
+                    "{}: ramp step {} > {}",
+                    j.name,
+                    a.abs_diff(*b),
+                    j.max_step / 4
+                );
+            }
+        }
+    }
+}
+
+/// A raw client that speaks the protocol by hand.
+struct RawClient {
+    stream: TcpStream,
+    seq: u16,
+    key: Option<Key>,
+    timestamp: u64,
+    decoder: Decoder,
+}
+
+impl RawClient {
+    fn connect(address: &str, key: Option<Key>) -> RawClient {
+        let stream = TcpStream::connect(address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_millis(50)))
+            .unwrap();
+        RawClient {
+            stream,
+            seq: 0,
+            key,
+            timestamp: 1_000,
+            decoder: Decoder::new(),
+        }
+    }
+
+    fn frame(&mut self, m: &Message<'_>) -> Vec<u8> {
+        let mut payload = [0u8; wire::MAX_PAYLOAD];
+        let n = m.encode(&mut payload);
+        self.seq += 1;
+        self.timestamp += 1;
+        let signing = self.key.as_ref().map(|key| Signing {
+            key,
+            link: 0,
+            timestamp: self.timestamp,
+        });
+        let mut out = [0u8; MAX_ENCODED];
+        let len = wire::encode_frame(self.seq, m.id(), &payload[..n], signing, &mut out).unwrap();
+        out[..len].to_vec()
+    }
+
+    fn send(&mut self, m: &Message<'_>) {
+        let f = self.frame(m);
+        self.stream.write_all(&f).unwrap();
+    }
+
+    /// Statuses received until `until` says stop (or the time runs out).
+    fn statuses_until(
+        &mut self,
+        limit: Duration,
+        mut until: impl FnMut(&Status) -> bool,
+    ) -> Vec<Status> {
+        let end = Instant::now() + limit;
+        let mut out = Vec::new();
+        let mut buf = [0u8; 4096];
+        let mut replay = ReplayGuard::default();
+        while Instant::now() < end {
+            self.send(&Message::StatusRequest);
+            let n = self.stream.read(&mut buf).unwrap_or(0);
+            let key = self.key.clone();
+            self.decoder.feed(&buf[..n], |raw| {
+                let Ok(raw) = raw else { return };
+                let Ok(f) = wire::parse_frame(raw) else {
+                    return;
+                };
+                if wire::authenticate(&f, key.as_ref(), &mut replay).is_err() {
+                    return;
+                }
+                if let Ok(Message::Status(s)) = Message::decode(f.msg, f.payload) {
+                    out.push(s);
+                }
+            });
+            if out.last().is_some_and(&mut until) {
+                break;
+            }
+        }
+        out
+    }
+}
+
+fn stand() -> Vec<i32> {
+    Model::find("ERS-7")
+        .unwrap()
+        .posture("stand")
+        .unwrap()
+        .angles
+        .to_vec()
+}
+
+fn frame(tick: u32, pose: &[i32], last: bool) -> Message<'static> {
+    Message::Frame(StreamFrame {
+        tick,
+        last,
+        pose: Angles::from_slice(pose).unwrap(),
+        middle: None,
+    })
+}
+
+#[test]
+fn a_stall_runs_the_watchdog_hold_ramp_relax_sequence_on_time() {
+    let config = Config {
+        hold_ticks: 30,
+        ..Config::default()
+    };
+    let server = Server::start("ERS-7", config, Transport::Tcp);
+    let mut c = RawClient::connect(&server.address, None);
+    c.send(&Message::StreamStart {
+        stream: 1,
+        first_tick: 0,
+    });
+    let mut pose = stand();
+    for k in 0..10u32 {
+        pose[1] += 20_000; // head pan, well within its speed
+        c.send(&frame(2 * k, &pose, false));
+    }
+    // Then nothing: the connection stays open, the frames just stop.
+    let statuses = c.statuses_until(Duration::from_secs(15), |s| s.state == State::Relaxed as u8);
+    let states: Vec<u8> = statuses.iter().map(|s| s.state).collect::<Vec<_>>();
+    let mut seq = states.clone();
+    seq.dedup();
+    let expected = [State::Stalled, State::Ramping, State::Relaxed].map(|s| s as u8);
+    assert!(seq.ends_with(&expected), "state sequence {seq:?}");
+    let model = Model::find("ERS-7").unwrap();
+    let (_, _, rows) = server.stop();
+    // Ten frames without middles: ticks 0..=18 played (odd ones interpolated), then
+    // tick 19 has no next frame to interpolate toward, and the stall begins.
+    assert_eq!(rows[18].pose, pose);
+    assert_eq!(rows[17].pose[1], pose[1] - 10_000);
+    check_watchdog(&rows, 30, model);
+    assert_eq!(
+        rows.last().unwrap().pose,
+        model.rest_posture().unwrap().angles
+    );
+}
+
+#[test]
+fn the_guard_never_applies_out_of_limit_or_too_fast_frames() {
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let model = Model::find("ERS-7").unwrap();
+    let mut c = RawClient::connect(&server.address, None);
+    c.send(&Message::StreamStart {
+        stream: 1,
+        first_tick: 0,
+    });
+    let mut wild = stand();
+    for k in 0..40u32 {
+        // Alternate between far past both limits on every joint.
+        for (v, j) in wild.iter_mut().zip(model.joints) {
+            *v = if k % 2 == 0 {
+                j.max.saturating_add(2_000_000)
+            } else {
+                j.min.saturating_sub(2_000_000)
+            };
+        }
+        c.send(&frame(2 * k, &wild, k == 39));
+        std::thread::sleep(Duration::from_millis(16));
+    }
+    std::thread::sleep(Duration::from_millis(900));
+    let statuses = c.statuses_until(Duration::from_secs(2), |s| s.state == State::Holding as u8);
+    let (bridge, _, rows) = server.stop();
+    assert!(bridge.counters().guarded > 30, "{:?}", bridge.counters());
+    assert!(statuses.last().unwrap().counters.guarded > 30);
+    let mut previous = stand();
+    for r in &rows {
+        for ((v, p), j) in r.pose.iter().zip(&previous).zip(model.joints) {
+            assert!(
+                *v >= j.min.saturating_sub(LIMIT_SLACK_URAD)
+                    && *v <= j.max.saturating_add(LIMIT_SLACK_URAD),
+                "{}: {v}",
+                j.name
+            );
+            if j.max_step > 0 {
+                assert!(
+                    v.abs_diff(*p) <= j.max_step + STEP_SLACK_URAD,
+                    "{}: step {}",
+                    j.name,
+                    v.abs_diff(*p)
+                );
+            }
+        }
+        previous = r.pose.clone();
+    }
+    assert!(
+        rows.len() >= 70,
+        "the frames were played (guarded), {} rows",
+        rows.len()
+    );
+}
+
+/// One encoded frame, signed with `key` when given.
+fn frame_bytes(seq: u16, m: &Message<'_>, key: Option<&Key>, timestamp: u64) -> Vec<u8> {
+    let mut payload = [0u8; wire::MAX_PAYLOAD];
+    let n = m.encode(&mut payload);
+    let signing = key.map(|key| Signing {
+        key,
+        link: 0,
+        timestamp,
+    });
+    let mut out = [0u8; MAX_ENCODED];
+    let len = wire::encode_frame(seq, m.id(), &payload[..n], signing, &mut out).unwrap();
+    out[..len].to_vec()
+}
+
+#[test]
+fn with_a_key_forged_unsigned_and_replayed_frames_are_dropped() {
+    let key = Key::new([7; 32]);
+    let config = Config {
+        key: Some(key.clone()),
+        ..Config::default()
+    };
+    let server = Server::start("ERS-7", config, Transport::Tcp);
+    let mut good = RawClient::connect(&server.address, Some(key.clone()));
+    // Frames signed with the right key, captured to be replayed later.
+    let start = good.frame(&Message::StreamStart {
+        stream: 1,
+        first_tick: 0,
+    });
+    good.stream.write_all(&start).unwrap();
+    let mut pose = stand();
+    pose[1] += 30_000;
+    let captured = good.frame(&frame(0, &pose, true));
+    good.stream.write_all(&captured).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+
+    // One attacker connection: a forged stream start and frame, the same unsigned, then
+    // the captured genuine frames again.
+    let forged_key = Key::new([8; 32]);
+    let mut far = stand();
+    far[1] += 40_000;
+    let mut attack = Vec::new();
+    for (seq, key) in [(10, Some(&forged_key)), (12, None)] {
+        attack.extend(frame_bytes(
+            seq,
+            &Message::StreamStart {
+                stream: 2,
+                first_tick: 0,
+            },
+            key,
+            5_000,
+        ));
+        attack.extend(frame_bytes(seq + 1, &frame(0, &far, true), key, 5_001));
+    }
+    attack.extend(&start);
+    attack.extend(&captured);
+    let mut attacker = TcpStream::connect(&server.address).unwrap();
+    attacker.write_all(&attack).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+
+    let mut checker = RawClient::connect(&server.address, Some(key));
+    checker.timestamp = 1_000_000;
+    let s = checker.statuses_until(Duration::from_secs(3), |_| true);
+    let (bridge, _, rows) = server.stop();
+    let c = bridge.counters();
+    assert_eq!(c.unauthenticated, 4, "{c:?}");
+    assert_eq!(c.replayed, 2, "{c:?}");
+    assert_eq!(s.last().unwrap().counters.unauthenticated, 4);
+    assert_eq!(
+        poses(&rows),
+        vec![pose],
+        "only the genuine frame was applied"
+    );
+}
