@@ -156,6 +156,8 @@ struct Playback {
     position: u32,
 }
 
+// One per bridge, and kept inline so that starting a stream never allocates.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 enum Mode {
     Relaxed,

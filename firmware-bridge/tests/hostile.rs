@@ -1,0 +1,250 @@
+//! Whatever bytes arrive, the bridge core neither panics nor grows, and nothing it
+//! applies leaves the model's limits.
+
+use firmware_bridge::bridge::{LIMIT_SLACK_URAD, STEP_SLACK_URAD};
+use firmware_bridge::message::{ack, Angles, Message};
+use firmware_bridge::wire::{self, Decoder, MAX_ENCODED};
+use firmware_bridge::{Bridge, Config, Model};
+use proptest::prelude::*;
+
+fn ers7() -> &'static Model {
+    Model::find("ERS-7").unwrap()
+}
+
+fn bridge() -> Bridge {
+    let m = ers7();
+    Bridge::new(m, Config::default(), m.posture("stand").unwrap().angles)
+}
+
+fn encode(seq: u16, m: &Message<'_>) -> Vec<u8> {
+    let mut payload = [0u8; wire::MAX_PAYLOAD];
+    let n = m.encode(&mut payload);
+    let mut out = [0u8; MAX_ENCODED];
+    let len = wire::encode_frame(seq, m.id(), &payload[..n], None, &mut out).unwrap();
+    out[..len].to_vec()
+}
+
+/// Feeds `bytes` in `chunk`-sized pieces with a tick after each, checking every output.
+fn survive(bytes: &[u8], chunk: usize) -> Bridge {
+    let model = ers7();
+    let mut b = bridge();
+    let mut previous = b.applied().to_vec();
+    for piece in bytes.chunks(chunk.max(1)) {
+        let mut replies = 0usize;
+        b.receive(piece, &mut |r| replies += r.len());
+        assert!(replies < 64 * MAX_ENCODED, "replies stay proportionate");
+        let out = b.tick(&mut |_| {});
+        for ((v, p), j) in out.pose.iter().zip(&previous).zip(model.joints) {
+            assert!(i64::from(*v) >= i64::from(j.min) - i64::from(LIMIT_SLACK_URAD));
+            assert!(i64::from(*v) <= i64::from(j.max) + i64::from(LIMIT_SLACK_URAD));
+            if j.max_step > 0 {
+                assert!(v.abs_diff(*p) <= j.max_step + STEP_SLACK_URAD);
+            }
+        }
+        previous = out.pose.to_vec();
+    }
+    b
+}
+
+/// Valid frames with random contents, some bytes flipped, some cut, glued together.
+fn frames_strategy() -> impl Strategy<Value = Vec<u8>> {
+    let frame = (
+        any::<u8>(),
+        any::<u32>(),
+        prop::collection::vec(any::<i32>(), 0..24),
+        any::<bool>(),
+        any::<u16>(),
+    )
+        .prop_map(|(kind, tick, values, last, n)| {
+            let angles = Angles::from_slice(&values).unwrap();
+            let m = match kind % 8 {
+                0 => Message::StreamStart {
+                    stream: 1,
+                    first_tick: tick % 64,
+                },
+                1..=3 => Message::Frame(firmware_bridge::message::StreamFrame {
+                    tick: tick % 128,
+                    last,
+                    pose: angles,
+                    middle: if last { None } else { Some(angles) },
+                }),
+                4 => Message::UploadBegin {
+                    name: b"m",
+                    keyframes: n % 8,
+                    joints: values.len() as u8,
+                },
+                5 => Message::UploadKeyframe {
+                    index: n % 8,
+                    frames_before: n % 300,
+                    angles,
+                },
+                6 => Message::UploadEnd { keyframes: n % 8 },
+                _ => Message::Play {
+                    name: b"m",
+                    loops: n % 3,
+                },
+            };
+            encode(n, &m)
+        });
+    (
+        prop::collection::vec(frame, 0..40),
+        prop::collection::vec((any::<usize>(), any::<u8>()), 0..8),
+    )
+        .prop_map(|(frames, flips)| {
+            let mut bytes: Vec<u8> = frames.concat();
+            for (at, x) in flips {
+                if !bytes.is_empty() {
+                    let i = at % bytes.len();
+                    bytes[i] ^= x;
+                }
+            }
+            bytes
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..4096), chunk in 1usize..600) {
+        survive(&bytes, chunk);
+    }
+
+    #[test]
+    fn mangled_protocol_traffic_never_panics_or_escapes_the_guard(bytes in frames_strategy(), chunk in 1usize..400) {
+        survive(&bytes, chunk);
+    }
+}
+
+#[test]
+fn a_megabyte_without_a_zero_is_one_bad_frame_and_the_next_frame_is_read() {
+    let mut bytes = vec![0x55u8; 1 << 20];
+    bytes.push(0);
+    bytes.extend(encode(1, &Message::Hello { protocol: 1 }));
+    let mut b = bridge();
+    let mut replies = Vec::new();
+    b.receive(&bytes, &mut |r| replies.extend_from_slice(r));
+    assert_eq!(b.counters().bad, 1);
+    // The hello was answered: an identity and 20 joint descriptions.
+    let mut frames = 0;
+    Decoder::new().feed(&replies, |f| {
+        assert!(f.is_ok());
+        frames += 1;
+    });
+    assert_eq!(frames, 21);
+}
+
+#[test]
+fn a_declared_length_past_the_frame_is_refused() {
+    let mut raw = vec![1u8, 0, 1, 0, 0x01, 0xff, 0xff, 1];
+    let crc = wire::crc16(&raw);
+    raw.extend(crc.to_le_bytes());
+    assert!(matches!(
+        wire::parse_frame(&raw),
+        Err(wire::FrameError::Length { .. })
+    ));
+}
+
+#[test]
+fn uploads_are_bounded_in_size_and_number() {
+    let config = Config {
+        motion_slots: 2,
+        max_keyframes: 10,
+        ..Config::default()
+    };
+    let m = ers7();
+    let mut b = Bridge::new(m, config, m.posture("stand").unwrap().angles);
+    let stand = Angles::from_slice(m.posture("stand").unwrap().angles).unwrap();
+    let mut codes = Vec::new();
+    let decode_acks = |bytes: &[u8], codes: &mut Vec<u8>| {
+        Decoder::new().feed(bytes, |raw| {
+            let f = wire::parse_frame(raw.unwrap()).unwrap();
+            if let Ok(Message::Ack { code, .. }) = Message::decode(f.msg, f.payload) {
+                codes.push(code);
+            }
+        });
+    };
+    let mut seq = 0;
+    let mut send = |b: &mut Bridge, msg: &Message<'_>| {
+        seq += 1;
+        let mut out = Vec::new();
+        b.receive(&encode(seq, msg), &mut |r| out.extend_from_slice(r));
+        out
+    };
+    // Too many keyframes: refused before anything is allocated.
+    let r = send(
+        &mut b,
+        &Message::UploadBegin {
+            name: b"big",
+            keyframes: 11,
+            joints: 20,
+        },
+    );
+    decode_acks(&r, &mut codes);
+    // Three motions into two slots: the oldest goes.
+    for name in [&b"one"[..], b"two", b"three"] {
+        let r = send(
+            &mut b,
+            &Message::UploadBegin {
+                name,
+                keyframes: 2,
+                joints: 20,
+            },
+        );
+        decode_acks(&r, &mut codes);
+        for i in 0..2 {
+            send(
+                &mut b,
+                &Message::UploadKeyframe {
+                    index: i,
+                    frames_before: 3,
+                    angles: stand,
+                },
+            );
+        }
+        let r = send(&mut b, &Message::UploadEnd { keyframes: 2 });
+        decode_acks(&r, &mut codes);
+    }
+    // A keyframe lost on the way: the upload is refused as incomplete.
+    let r = send(
+        &mut b,
+        &Message::UploadBegin {
+            name: b"gap",
+            keyframes: 2,
+            joints: 20,
+        },
+    );
+    decode_acks(&r, &mut codes);
+    send(
+        &mut b,
+        &Message::UploadKeyframe {
+            index: 1,
+            frames_before: 3,
+            angles: stand,
+        },
+    );
+    let r = send(&mut b, &Message::UploadEnd { keyframes: 2 });
+    decode_acks(&r, &mut codes);
+    for name in [&b"one"[..], b"two", b"three", b"gap"] {
+        let r = send(&mut b, &Message::Play { name, loops: 1 });
+        decode_acks(&r, &mut codes);
+    }
+    assert_eq!(
+        codes,
+        [
+            ack::TOO_LARGE,
+            ack::OK,
+            ack::OK,
+            ack::OK,
+            ack::OK,
+            ack::OK,
+            ack::OK,
+            ack::OK,
+            ack::INCOMPLETE,
+            ack::UNKNOWN_MOTION,
+            ack::OK,
+            ack::OK,
+            ack::UNKNOWN_MOTION
+        ]
+    );
+}

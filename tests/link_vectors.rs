@@ -1,0 +1,80 @@
+//! The host's side of PROTOCOL.md's test vectors: the client encodes the host-to-bridge
+//! vectors byte for byte and reads the bridge-to-host ones.
+
+use aibo_motion::link::{Client, Endpoint, Reply};
+use firmware_bridge::message::{Angles, Counters, Message, Status};
+use std::io::Write;
+use std::time::Duration;
+
+fn vector(name: &str) -> Vec<u8> {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/firmware-bridge/PROTOCOL.md"
+    ))
+    .unwrap();
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("vector {name}: ")))
+        .unwrap();
+    line.split_whitespace()
+        .map(|b| u8::from_str_radix(b, 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn the_client_writes_and_reads_the_documented_vectors() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let bridge = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        // Both replies in one write, to be split at the zeros.
+        let mut bytes = vector("status");
+        bytes.extend(vector("ack"));
+        s.write_all(&bytes).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+    });
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let mut client = Client::connect(&Endpoint::Tcp(address), None, Duration::from_secs(2))
+            .await
+            .unwrap();
+        assert_eq!(
+            client.encode(&Message::Hello { protocol: 1 }),
+            vector("hello")
+        );
+        assert_eq!(
+            client.encode(&Message::StreamStart {
+                stream: 1,
+                first_tick: 0
+            }),
+            vector("stream-start")
+        );
+        let applied = Angles::from_slice(&[-349_066, 0, 1_000_000]).unwrap();
+        let status = Status {
+            state: 1,
+            tick: 1000,
+            position: 4,
+            buffered: 5,
+            counters: Counters {
+                bad: 1,
+                lost: 2,
+                guarded: 3,
+                ..Counters::default()
+            },
+            applied,
+        };
+        assert_eq!(client.recv().await.unwrap(), Reply::Status(status));
+        assert_eq!(
+            client.recv().await.unwrap(),
+            Reply::Ack {
+                msg: 0x10,
+                seq: 2,
+                code: 0
+            }
+        );
+    });
+    bridge.join().unwrap();
+}
