@@ -18,15 +18,30 @@ fn percentiles(mut v: Vec<u64>) -> (f64, f64, f64) {
 }
 
 fn main() {
-    let seconds: u32 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(40);
+    let seconds: u32 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(40);
     let model = Model::find("ERS-7").unwrap();
     let stand = model.posture("stand").unwrap().angles;
     // Head pan swings ±30° once a second (62 frames of 16 ms per segment).
     let keyframes = (0..=seconds)
         .map(|s| {
             let mut joints = stand.to_vec();
-            joints[1] = if s == 0 || s == seconds { 0 } else if s % 2 == 0 { 523_599 } else { -523_599 };
-            Keyframe { frames_before: if s == 0 { 0 } else { 61 }, roll: 0, pitch: 0, yaw: 0, joints }
+            joints[1] = if s == 0 || s == seconds {
+                0
+            } else if s % 2 == 0 {
+                523_599
+            } else {
+                -523_599
+            };
+            Keyframe {
+                frames_before: if s == 0 { 0 } else { 61 },
+                roll: 0,
+                pitch: 0,
+                yaw: 0,
+                joints,
+            }
         })
         .collect();
     let motion = Motion {
@@ -55,11 +70,24 @@ fn main() {
         std::thread::spawn(move || {
             let mut bridge = Bridge::new(model, Config::default(), stand);
             let mut servos = ServoModel::new(model, stand);
-            sim::run(&mut bridge, &mut servos, rx, Some(recorder), stop, &mut |_| {}).unwrap()
+            sim::run(
+                &mut bridge,
+                &mut servos,
+                rx,
+                Some(recorder),
+                stop,
+                &mut |_| {},
+            )
+            .unwrap()
         })
     };
 
-    let report = link::play(&motion, &PlayOptions::new(Endpoint::Tcp(address)), &mut |_| {}).unwrap();
+    let report = link::play(
+        &motion,
+        &PlayOptions::new(Endpoint::Tcp(address)),
+        &mut |_| {},
+    )
+    .unwrap();
     stop.store(true, Ordering::Relaxed);
     let run = server.join().unwrap();
 

@@ -130,34 +130,27 @@ struct Relay {
 
 impl Relay {
     /// Relays host→server bytes through `mangle` (which may change them or return false
-    /// to cut the link for good); server→host bytes pass unchanged.
-    fn start(server: &str, mut mangle: impl FnMut(&mut [u8]) -> bool + Send + 'static) -> Relay {
+    /// to cut the link); server→host bytes pass unchanged. After a cut, a new
+    /// connection is relayed unchanged when `accept_again`, refused otherwise.
+    fn start(
+        server: &str,
+        accept_again: bool,
+        mut mangle: impl FnMut(&mut [u8]) -> bool + Send + 'static,
+    ) -> Relay {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let address = listener.local_addr().unwrap().to_string();
         let server = server.to_string();
         std::thread::spawn(move || {
-            // One connection only: after a cut, reconnection attempts find nobody.
-            let (mut host, _) = listener.accept().unwrap();
-            drop(listener);
-            let mut upstream = TcpStream::connect(&server).unwrap();
-            let (mut host_r, mut up_r) = (host.try_clone().unwrap(), upstream.try_clone().unwrap());
-            std::thread::spawn(move || {
-                let mut buf = [0u8; 4096];
-                while let Ok(n @ 1..) = up_r.read(&mut buf) {
-                    if host.write_all(&buf[..n]).is_err() {
-                        break;
-                    }
+            let mut first = true;
+            while let Ok((host, _)) = listener.accept() {
+                if !first {
+                    // The link takes a while to come back: frames fall due meanwhile.
+                    std::thread::sleep(Duration::from_millis(150));
                 }
-            });
-            let mut buf = [0u8; 4096];
-            while let Ok(n @ 1..) = host_r.read(&mut buf) {
-                if !mangle(&mut buf[..n]) {
-                    let _ = host_r.shutdown(std::net::Shutdown::Both);
-                    let _ = upstream.shutdown(std::net::Shutdown::Both);
+                let cut = relay(host, &server, &mut |b: &mut [u8]| !first || mangle(b));
+                first = false;
+                if cut && !accept_again {
                     return;
-                }
-                if upstream.write_all(&buf[..n]).is_err() {
-                    break;
                 }
             }
         });
@@ -165,11 +158,40 @@ impl Relay {
     }
 }
 
+/// Relays one connection; true when `mangle` cut it.
+fn relay(mut host: TcpStream, server: &str, mangle: &mut dyn FnMut(&mut [u8]) -> bool) -> bool {
+    let mut upstream = TcpStream::connect(server).unwrap();
+    // No Nagle: a relay that holds small writes back makes frames late.
+    host.set_nodelay(true).unwrap();
+    upstream.set_nodelay(true).unwrap();
+    let (mut host_r, mut up_r) = (host.try_clone().unwrap(), upstream.try_clone().unwrap());
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = up_r.read(&mut buf) {
+            if host.write_all(&buf[..n]).is_err() {
+                break;
+            }
+        }
+    });
+    let mut buf = [0u8; 4096];
+    while let Ok(n @ 1..) = host_r.read(&mut buf) {
+        if !mangle(&mut buf[..n]) {
+            let _ = host_r.shutdown(std::net::Shutdown::Both);
+            let _ = upstream.shutdown(std::net::Shutdown::Both);
+            return true;
+        }
+        if upstream.write_all(&buf[..n]).is_err() {
+            break;
+        }
+    }
+    false
+}
+
 #[test]
 fn corrupted_bytes_are_rejected_and_counted_and_the_stream_goes_on() {
     let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
     let mut chunks = 0u32;
-    let relay = Relay::start(&server.address, move |bytes| {
+    let relay = Relay::start(&server.address, false, move |bytes| {
         chunks += 1;
         // Flip one bit in every 10th write after the handshake (never a zero: that would
         // split the frame in two, which is also survived but counted differently).
@@ -193,6 +215,7 @@ fn corrupted_bytes_are_rejected_and_counted_and_the_stream_goes_on() {
     let (bridge, _, rows) = server.stop();
     let c = bridge.counters();
     assert!(c.bad >= 5, "corrupted frames are counted as bad: {c:?}");
+    assert_eq!(c.late, 0, "{c:?}");
     assert_eq!(status.counters.bad, c.bad);
     // What was applied is the motion with holds where frames were lost: every recorded
     // row is a dense frame, in order, except where the guard slowed the catch-up after
@@ -222,7 +245,7 @@ fn a_cut_link_is_reported_and_the_bridge_holds_then_rests() {
     };
     let server = Server::start("ERS-7", config, Transport::Tcp);
     let mut seen = 0usize;
-    let relay = Relay::start(&server.address, move |bytes| {
+    let relay = Relay::start(&server.address, false, move |bytes| {
         seen += bytes.len();
         seen < 6_000 // about 40 frames in
     });
@@ -256,6 +279,99 @@ fn a_cut_link_is_reported_and_the_bridge_holds_then_rests() {
         "the ramp ends at the rest posture"
     );
     check_watchdog(&rows, 25, model);
+}
+
+#[test]
+fn a_link_that_comes_back_resumes_at_the_frame_then_due() {
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let mut seen = 0usize;
+    let relay = Relay::start(&server.address, true, move |bytes| {
+        seen += bytes.len();
+        seen < 6_000
+    });
+    let motion = ers7_motion();
+    let report = link::play(
+        &motion,
+        &options(Endpoint::Tcp(relay.address.clone()), Mode::Stream),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(report.ending, Ending::Completed);
+    assert_eq!(report.reconnects, 1);
+    assert!(
+        report.frames_skipped > 0,
+        "frames due while the link was down are skipped, not burst"
+    );
+    let (bridge, _, rows) = server.stop();
+    assert_eq!(bridge.state(), State::Holding, "the motion ran to its end");
+    let want = dense(&motion, 1);
+    assert_eq!(rows.last().unwrap().pose, *want.last().unwrap());
+    // Rows are frames of the motion in order (the guard may smooth the jump at resume).
+    let mut at = 0;
+    let mut not_frames = 0;
+    for r in &rows {
+        match want[at..].iter().position(|w| *w == r.pose) {
+            Some(i) => at += i,
+            None => not_frames += 1,
+        }
+    }
+    assert!(
+        not_frames <= bridge.counters().guarded,
+        "{not_frames} rows off the motion; {:?}",
+        bridge.counters()
+    );
+    assert!(
+        rows.len() < want.len(),
+        "the frames missed while down were skipped"
+    );
+}
+
+#[test]
+fn ctrl_c_stops_the_motion_and_the_robot_holds_then_rests() {
+    let config = Config {
+        hold_ticks: 20,
+        ..Config::default()
+    };
+    let server = Server::start("ERS-7", config, Transport::Tcp);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("long.mtn");
+    let mut motion = ers7_motion();
+    motion.keyframes[4].frames_before = 300; // a slow stretch to interrupt
+    std::fs::write(&file, aibo_motion::mtn::encode(&motion).unwrap()).unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
+        .args(["play", file.to_str().unwrap(), "--tcp", &server.address])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("stopped by Ctrl-C"), "{stderr}");
+    wait_until(Duration::from_secs(15), || {
+        server
+            .log
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.starts_with("relaxed"))
+    });
+    let (_, _, rows) = server.stop();
+    let model = Model::find("ERS-7").unwrap();
+    assert!(
+        rows.len() < dense(&motion, 1).len(),
+        "the motion did not run to its end"
+    );
+    check_watchdog(&rows, 20, model);
+    assert_eq!(
+        rows.last().unwrap().pose,
+        model.rest_posture().unwrap().angles
+    );
 }
 
 fn wait_until(limit: Duration, mut done: impl FnMut() -> bool) {

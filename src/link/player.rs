@@ -289,8 +289,9 @@ async fn stream(
         opts,
     )
     .await?;
-    // A little lead so the first deadline is not already past when the pacer starts.
-    let t0 = Instant::now() + Duration::from_millis(20);
+    // A little lead so the first deadline is not already past when the pacer starts; the
+    // rest of the bridge's latency (48 ms) is the allowance for transit and jitter.
+    let t0 = Instant::now() + Duration::from_millis(5);
     let mut pacer = spawn_pacer(t0, 0, frames);
     let mut next = 0u64;
     let mut status_poll = tokio::time::interval(Duration::from_millis(100));
