@@ -190,17 +190,21 @@ fn relay(mut host: TcpStream, server: &str, mangle: &mut dyn FnMut(&mut [u8]) ->
 #[test]
 fn corrupted_bytes_are_rejected_and_counted_and_the_stream_goes_on() {
     let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
-    let mut chunks = 0u32;
+    // Flip a bit every 1300 bytes between 4 kB and 12 kB of the host's ~19 kB: frames
+    // in the middle of the motion (never its last, never a zero byte, which would split
+    // a frame instead).
+    let mut offset = 0usize;
     let relay = Relay::start(&server.address, false, move |bytes| {
-        chunks += 1;
-        // Flip one bit in every 10th write after the handshake (never a zero: that would
-        // split the frame in two, which is also survived but counted differently).
-        if (31..=100).contains(&chunks) && chunks % 10 == 0 && bytes.len() > 20 {
-            bytes[12] ^= 0x10;
-            if bytes[12] == 0 {
-                bytes[12] = 0x55;
+        for (i, b) in bytes.iter_mut().enumerate() {
+            let at = offset + i;
+            if (4_000..12_000).contains(&at) && at % 1_300 == 0 {
+                *b ^= 0x10;
+                if *b == 0 {
+                    *b = 0x55;
+                }
             }
         }
+        offset += bytes.len();
         true
     });
     let motion = ers7_motion();

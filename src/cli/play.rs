@@ -242,10 +242,17 @@ pub fn percentiles(values: &[u64]) -> Option<(u64, u64, u64)> {
 }
 
 fn stats_text(r: &PlayReport) -> String {
-    let mut t = format!(
-        "frames: {} of {} sent, {} skipped, {} reconnects\n",
-        r.frames_sent, r.frames, r.frames_skipped, r.reconnects
-    );
+    let mut t = if r.lateness_us.is_empty() {
+        format!(
+            "uploaded; {} frames of 16 ms played on the robot's clock, {} reconnects\n",
+            r.frames, r.reconnects
+        )
+    } else {
+        format!(
+            "frames: {} of {} sent, {} skipped, {} reconnects\n",
+            r.frames_sent, r.frames, r.frames_skipped, r.reconnects
+        )
+    };
     if let Some((p50, p99, max)) = percentiles(&r.lateness_us) {
         t.push_str(&format!(
             "host lateness against the 16 ms schedule: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms\n",

@@ -8,8 +8,12 @@ use firmware_bridge::{Bridge, Config, Model};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
+
+/// Link tests measure time: one server runs at a time, so that a busy machine running
+/// many tests at once does not starve their clocks.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
 
 pub struct Server {
     /// Where to connect: `host:port`, or the pty's path.
@@ -19,6 +23,7 @@ pub struct Server {
     handle: Option<JoinHandle<(Bridge, RunReport)>>,
     pub log: Arc<Mutex<Vec<String>>>,
     _dir: tempfile::TempDir,
+    _turn: MutexGuard<'static, ()>,
 }
 
 pub enum Transport {
@@ -28,6 +33,7 @@ pub enum Transport {
 
 impl Server {
     pub fn start(model: &str, config: Config, transport: Transport) -> Server {
+        let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let model = Model::find(model).expect("known model");
         let stand = model.posture("stand").unwrap().angles;
         let dir = tempfile::tempdir().unwrap();
@@ -80,6 +86,7 @@ impl Server {
             handle: Some(handle),
             log,
             _dir: dir,
+            _turn: turn,
         }
     }
 
