@@ -1,8 +1,7 @@
 //! aibo-motion: Sony AIBO motion files and the tools around them.
 //!
-//! Data flows one way: source reader → retarget → keyframes → [`mtn::Motion`] → MTN bytes.
-//! This crate so far holds the MTN codec ([`mtn`]), ODA archives ([`oda`]), robot
-//! profiles ([`profile`]) and the limit checker ([`check`]).
+//! Data flows one way: source reader → retarget → keyframes → [`mtn::Motion`] → MTN bytes
+//! → [`link`] → the robot's `firmware-bridge` → servos.
 
 pub mod binary;
 pub mod check;
