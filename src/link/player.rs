@@ -136,8 +136,7 @@ pub fn play(
 ) -> Result<PlayReport, LinkError> {
     runtime()?.block_on(async {
         watch_ctrl_c(opts);
-        let mut client = connect(opts).await?;
-        let info = client.handshake(opts.connect_timeout).await?;
+        let (mut client, info) = open(opts).await?;
         check_model(motion, &info, opts.force)?;
         match opts.mode {
             Mode::Stream => stream(motion, opts, client, info, progress).await,
@@ -159,8 +158,7 @@ pub fn play(
 /// Uploads `motion` under `opts.name` without playing it.
 pub fn upload(motion: &Motion, opts: &PlayOptions) -> Result<BridgeInfo, LinkError> {
     runtime()?.block_on(async {
-        let mut client = connect(opts).await?;
-        let info = client.handshake(opts.connect_timeout).await?;
+        let (mut client, info) = open(opts).await?;
         check_model(motion, &info, opts.force)?;
         upload_motion(&mut client, motion, &opts.name, &info).await?;
         Ok(info)
@@ -174,8 +172,7 @@ pub fn play_named(
 ) -> Result<PlayReport, LinkError> {
     runtime()?.block_on(async {
         watch_ctrl_c(opts);
-        let mut client = connect(opts).await?;
-        let info = client.handshake(opts.connect_timeout).await?;
+        let (mut client, info) = open(opts).await?;
         play_stored(&mut client, 0, opts, info, progress).await
     })
 }
@@ -201,8 +198,12 @@ fn runtime() -> Result<tokio::runtime::Runtime, LinkError> {
         })
 }
 
-async fn connect(opts: &PlayOptions) -> Result<Client, LinkError> {
-    Client::connect(&opts.endpoint, opts.key.clone(), opts.connect_timeout).await
+/// Connects and learns who is at the other end.
+async fn open(opts: &PlayOptions) -> Result<(Client, BridgeInfo), LinkError> {
+    let mut client =
+        Client::connect(&opts.endpoint, opts.key.clone(), opts.connect_timeout).await?;
+    let info = client.handshake(opts.connect_timeout).await?;
+    Ok((client, info))
 }
 
 /// Refuses a motion for another model (unless forced) and always one of another size.
@@ -407,12 +408,7 @@ async fn reconnect(
                 opts.retry_for.as_secs_f64()
             )));
         }
-        let attempt = async {
-            let mut c = connect(opts).await?;
-            c.handshake(opts.connect_timeout).await?;
-            Ok::<_, LinkError>(c)
-        };
-        if let Ok(Ok(c)) = tokio::time::timeout(Duration::from_secs(1), attempt).await {
+        if let Ok(Ok((c, _))) = tokio::time::timeout(Duration::from_secs(1), open(opts)).await {
             report.reconnects += 1;
             tracing::info!("link back at frame {frame}");
             return Ok(c);

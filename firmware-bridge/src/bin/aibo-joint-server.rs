@@ -56,6 +56,9 @@ struct Args {
     /// Listen on a non-loopback TCP address without a key.
     #[arg(long)]
     allow_remote: bool,
+    /// Print only errors (not links coming and going, nor state changes).
+    #[arg(short, long)]
+    quiet: bool,
 }
 
 fn main() {
@@ -144,8 +147,14 @@ fn serve(args: Args) -> Result<()> {
             sim::serve_port(Box::new(master), tx, stop)
         });
     }
-    eprintln!(
-        "aibo-joint-server: {} ({}), {} joints, start posture {}, {}",
+    let quiet = args.quiet;
+    let mut log = |line: &str| {
+        if !quiet {
+            eprintln!("aibo-joint-server: {line}");
+        }
+    };
+    log(&format!(
+        "{} ({}), {} joints, start posture {}, {}",
         model.name,
         model.design_label,
         model.joints.len(),
@@ -155,13 +164,11 @@ fn serve(args: Args) -> Result<()> {
         } else {
             "no key"
         }
-    );
-    let report = sim::run(&mut bridge, &mut servos, rx, recorder, stop, &mut |line| {
-        eprintln!("aibo-joint-server: {line}")
-    })?;
-    eprintln!(
-        "aibo-joint-server: stopped after {} ticks, {} frames recorded",
+    ));
+    let report = sim::run(&mut bridge, &mut servos, rx, recorder, stop, &mut log)?;
+    log(&format!(
+        "stopped after {} ticks, {} frames recorded",
         report.ticks, report.recorded
-    );
+    ));
     Ok(())
 }
