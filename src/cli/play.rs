@@ -169,6 +169,7 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
                 }
                 motion = scaled;
             }
+            warn_of_violations(&motion, file);
             opts.name = store_name(args.name.as_deref(), file);
             link::play(&motion, &opts, &mut |p| bar.show(p)).map_err(anyhow::Error::from)?
         }
@@ -188,6 +189,7 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
 pub fn run_upload(args: UploadArgs) -> Result<Outcome> {
     let mut opts = options(&args.link)?;
     let motion = load_motion(&args.file)?.motion;
+    warn_of_violations(&motion, &args.file);
     opts.name = store_name(args.name.as_deref(), &args.file);
     let info = link::upload(&motion, &opts)?;
     eprintln!(
@@ -231,6 +233,22 @@ pub fn run_ports(args: PortsArgs) -> Result<Outcome> {
     }
     print_stdout(&text)?;
     Ok(Outcome::Success)
+}
+
+/// The robot's guard will hold back what `check` would report: say so before sending.
+fn warn_of_violations(motion: &crate::mtn::Motion, file: &Path) {
+    if let Some(profile) = Profile::for_design_label(&motion.design_label) {
+        let found = crate::check::check(motion, &profile).violations.len();
+        if found > 0 {
+            tracing::warn!(
+                "{} goes past the {}'s limits or speeds in {found} places; the robot will hold those joints back \
+                 (`aibo-motion check {}` lists them)",
+                file.display(),
+                profile.model,
+                file.display()
+            );
+        }
+    }
 }
 
 /// p50, p99 and max of `values` (sorted copy), µs.
