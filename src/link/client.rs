@@ -211,7 +211,13 @@ impl Client {
         let deadline = tokio::time::Instant::now() + timeout;
         let (mut info, count) = loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            if let Reply::Identity(i, n) = self.recv_within(left, "the bridge's identity").await? {
+            if let Reply::Identity(i, n) = self
+                .recv_within(
+                    left,
+                    "the bridge's identity: is it a bridge, and does it need --key?",
+                )
+                .await?
+            {
                 break (i, n);
             }
         };
