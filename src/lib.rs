@@ -16,5 +16,6 @@ pub mod mtn;
 pub mod oda;
 pub mod profile;
 pub mod retarget;
+pub mod skeleton;
 pub mod source;
 pub mod units;

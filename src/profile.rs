@@ -33,6 +33,8 @@ pub struct Profile {
     pub mappings: Vec<Mapping>,
     /// Leg geometry for `build --legs ik`; `None` when the profile gives none.
     pub legs: Option<crate::legs::LegGeometry>,
+    /// Neck, head and tail geometry for `preview` and `export`; `None` when not given.
+    pub body: Option<crate::skeleton::BodyGeometry>,
 }
 
 /// One robot joint's source: a measure of the source body, and how it scales:
@@ -394,6 +396,7 @@ impl Profile {
             postures,
             mappings,
             legs: raw.legs,
+            body: raw.body,
         })
     }
 
@@ -433,6 +436,7 @@ struct RawProfile {
     #[serde(default)]
     mapping: Vec<Spanned<Mapping>>,
     legs: Option<crate::legs::LegGeometry>,
+    body: Option<crate::skeleton::BodyGeometry>,
 }
 
 #[derive(Deserialize)]

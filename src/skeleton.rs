@@ -1,0 +1,348 @@
+//! The AIBO's own skeleton: one bone per joint (plus the tips worth drawing), with
+//! offsets from the profile's geometry, and forward kinematics over it. `preview` draws
+//! it; `export` writes it as BVH.
+//!
+//! Frame: mm, x forward, y left, z up, origin at the body centre. Every joint turns
+//! about one axis of its parent's frame, right-handed, so a positive angle is:
+//! head tilt and nod, nose up (about −y); pan, to the left (+z); roll, about +x; mouth,
+//! jaw up (so negative opens it, as the robots' values do); legs as `legs.rs` (J1 about
+//! −y, J2 outward about ±x, J3 about +y); tail tilt, tip up (about +y); tail pan, +z.
+
+use glam::{DQuat, DVec3};
+use serde::Deserialize;
+
+use crate::profile::Profile;
+
+/// Neck, head and tail geometry, kept in the profiles (with its sources).
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodyGeometry {
+    /// Where the neck tilt and pan axes meet.
+    pub neck: [f64; 3],
+    /// From the neck joint up to the head joint (nod or roll).
+    pub neck_length: f64,
+    /// From the head joint forward to the camera (the nose, for drawing).
+    pub head_length: f64,
+    /// The jaw hinge from the head joint: forward, up.
+    pub mouth: [f64; 2],
+    pub jaw_length: f64,
+    /// Each ear's root from the head joint, sideways.
+    pub ear_offset: f64,
+    pub ear_length: f64,
+    /// Where the tail's axes meet.
+    pub tail: [f64; 3],
+    pub tail_length: f64,
+}
+
+/// One bone: a joint of the robot, or a fixed tip.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bone {
+    pub name: String,
+    pub parent: Option<usize>,
+    /// From the parent's joint, in the parent's frame at rest, mm.
+    pub offset: DVec3,
+    /// The axis the joint turns about (a unit axis of the parent's frame); `None` for
+    /// the root and for tips.
+    pub axis: Option<DVec3>,
+    /// The profile joint that drives it.
+    pub joint: Option<usize>,
+}
+
+/// The robot's bones, parents before children; bone 0 is the body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skeleton {
+    pub bones: Vec<Bone>,
+}
+
+/// Where every bone is for one pose.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pose {
+    pub positions: Vec<DVec3>,
+    pub rotations: Vec<DQuat>,
+}
+
+const UP: DVec3 = DVec3::Z;
+const PITCH_UP: DVec3 = DVec3::NEG_Y;
+
+impl Skeleton {
+    /// The skeleton of `profile`; an error names what geometry is missing.
+    pub fn of(profile: &Profile) -> Result<Skeleton, String> {
+        let legs = profile
+            .legs
+            .as_ref()
+            .ok_or_else(|| format!("the {} profile has no [legs] geometry", profile.model))?;
+        let body = profile
+            .body
+            .as_ref()
+            .ok_or_else(|| format!("the {} profile has no [body] geometry", profile.model))?;
+        let mut s = Skeleton { bones: Vec::new() };
+        let joint = |name: &str| profile.joints.iter().position(|j| j.name == name);
+        let body_bone = s.add("body", None, DVec3::ZERO, None, None);
+
+        // Neck and head.
+        let mut top = body_bone;
+        if let Some(j) = joint("head_tilt") {
+            top = s.add(
+                "head_tilt",
+                Some(top),
+                DVec3::from(body.neck),
+                Some(PITCH_UP),
+                Some(j),
+            );
+        }
+        if let Some(j) = joint("head_pan") {
+            let at = if top == body_bone {
+                DVec3::from(body.neck)
+            } else {
+                DVec3::ZERO
+            };
+            top = s.add("head_pan", Some(top), at, Some(UP), Some(j));
+        }
+        let neck_top = DVec3::new(0.0, 0.0, body.neck_length);
+        let head = match (joint("head_nod"), joint("head_roll")) {
+            (Some(j), _) => s.add("head_nod", Some(top), neck_top, Some(PITCH_UP), Some(j)),
+            (None, Some(j)) => s.add("head_roll", Some(top), neck_top, Some(DVec3::X), Some(j)),
+            (None, None) => s.add("head", Some(top), neck_top, None, None),
+        };
+        s.add(
+            "nose",
+            Some(head),
+            DVec3::new(body.head_length, 0.0, 0.0),
+            None,
+            None,
+        );
+        if let Some(j) = joint("mouth") {
+            let hinge = DVec3::new(body.mouth[0], 0.0, body.mouth[1]);
+            let jaw = s.add("mouth", Some(head), hinge, Some(PITCH_UP), Some(j));
+            s.add(
+                "jaw_tip",
+                Some(jaw),
+                DVec3::new(body.jaw_length, 0.0, 0.0),
+                None,
+                None,
+            );
+        }
+        for (name, side) in [("l_ear", 1.0), ("r_ear", -1.0)] {
+            if let Some(j) = joint(name) {
+                let root = DVec3::new(0.0, side * body.ear_offset, 0.0);
+                let ear = s.add(name, Some(head), root, Some(side * DVec3::X), Some(j));
+                s.add(
+                    &format!("{name}_tip"),
+                    Some(ear),
+                    DVec3::new(0.0, side * body.ear_length, 0.0),
+                    None,
+                    None,
+                );
+            }
+        }
+
+        // Legs, as legs.rs models them.
+        for (prefix, front, side) in [
+            ("lf", true, 1.0),
+            ("rf", true, -1.0),
+            ("lh", false, 1.0),
+            ("rh", false, -1.0),
+        ] {
+            let hip = if front { legs.front_hip } else { legs.hind_hip };
+            let lower = if front {
+                legs.front_lower
+            } else {
+                legs.hind_lower
+            };
+            let (Some(j1), Some(j2), Some(j3)) = (
+                joint(&format!("{prefix}_j1")),
+                joint(&format!("{prefix}_j2")),
+                joint(&format!("{prefix}_j3")),
+            ) else {
+                continue;
+            };
+            let at = DVec3::new(hip[0], side * hip[1], hip[2]);
+            let b1 = s.add(
+                &format!("{prefix}_j1"),
+                Some(body_bone),
+                at,
+                Some(PITCH_UP),
+                Some(j1),
+            );
+            let b2 = s.add(
+                &format!("{prefix}_j2"),
+                Some(b1),
+                DVec3::ZERO,
+                Some(side * DVec3::X),
+                Some(j2),
+            );
+            let b3 = s.add(
+                &format!("{prefix}_j3"),
+                Some(b2),
+                DVec3::new(0.0, 0.0, -legs.upper),
+                Some(DVec3::Y),
+                Some(j3),
+            );
+            s.add(
+                &format!("{prefix}_paw"),
+                Some(b3),
+                DVec3::new(0.0, 0.0, -lower),
+                None,
+                None,
+            );
+        }
+
+        // Tail.
+        let mut tail = body_bone;
+        if let Some(j) = joint("tail_tilt") {
+            tail = s.add(
+                "tail_tilt",
+                Some(tail),
+                DVec3::from(body.tail),
+                Some(DVec3::Y),
+                Some(j),
+            );
+        }
+        if let Some(j) = joint("tail_pan") {
+            let at = if tail == body_bone {
+                DVec3::from(body.tail)
+            } else {
+                DVec3::ZERO
+            };
+            tail = s.add("tail_pan", Some(tail), at, Some(UP), Some(j));
+        }
+        if tail != body_bone {
+            s.add(
+                "tail_tip",
+                Some(tail),
+                DVec3::new(-body.tail_length, 0.0, 0.0),
+                None,
+                None,
+            );
+        }
+        Ok(s)
+    }
+
+    fn add(
+        &mut self,
+        name: &str,
+        parent: Option<usize>,
+        offset: DVec3,
+        axis: Option<DVec3>,
+        joint: Option<usize>,
+    ) -> usize {
+        self.bones.push(Bone {
+            name: name.to_string(),
+            parent,
+            offset,
+            axis,
+            joint,
+        });
+        self.bones.len() - 1
+    }
+
+    /// Forward kinematics: every bone's position and orientation for joint angles
+    /// (radians, profile order) and the body's roll, pitch and yaw (radians; pitch
+    /// positive nose up, as MTN files store it).
+    pub fn pose(&self, joints: &[f64], body: [f64; 3]) -> Pose {
+        let [roll, pitch, yaw] = body;
+        let root = DQuat::from_axis_angle(UP, yaw)
+            * DQuat::from_axis_angle(PITCH_UP, pitch)
+            * DQuat::from_axis_angle(DVec3::X, roll);
+        let mut positions = Vec::with_capacity(self.bones.len());
+        let mut rotations = Vec::with_capacity(self.bones.len());
+        for b in &self.bones {
+            let (p, r) = match b.parent {
+                Some(i) => (positions[i], rotations[i]),
+                None => (DVec3::ZERO, root),
+            };
+            let turn = match (b.axis, b.joint) {
+                (Some(axis), Some(j)) => {
+                    DQuat::from_axis_angle(axis, joints.get(j).copied().unwrap_or(0.0))
+                }
+                _ => DQuat::IDENTITY,
+            };
+            positions.push(p + r * b.offset);
+            rotations.push(if b.parent.is_some() { r * turn } else { root });
+        }
+        Pose {
+            positions,
+            rotations,
+        }
+    }
+
+    pub fn children(&self, bone: usize) -> impl Iterator<Item = usize> + '_ {
+        self.bones
+            .iter()
+            .enumerate()
+            .filter(move |(_, b)| b.parent == Some(bone))
+            .map(|(i, _)| i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::legs::{Leg, LegId};
+
+    #[test]
+    fn the_paws_are_where_the_leg_chains_put_them() {
+        let profile = Profile::builtin("ERS-7").unwrap();
+        let s = Skeleton::of(&profile).unwrap();
+        let mut angles = vec![0.0; profile.joints.len()];
+        for (i, a) in angles.iter_mut().enumerate() {
+            *a = 0.1 + 0.05 * i as f64;
+        }
+        let pose = s.pose(&angles, [0.0; 3]);
+        for id in LegId::ALL {
+            let leg = Leg::of(&profile, id).unwrap();
+            let want = leg.paw(leg.joints.map(|j| angles[j]));
+            let paw = s
+                .bones
+                .iter()
+                .position(|b| b.name == format!("{}_paw", id.prefix()))
+                .unwrap();
+            assert!((pose.positions[paw] - want).length() < 1e-9, "{id:?}");
+        }
+    }
+
+    #[test]
+    fn senses_match_the_documented_ones() {
+        let profile = Profile::builtin("ERS-7").unwrap();
+        let s = Skeleton::of(&profile).unwrap();
+        let at = |name: &str, angles: &[f64], body| {
+            let i = s.bones.iter().position(|b| b.name == name).unwrap();
+            s.pose(angles, body).positions[i]
+        };
+        let rest = vec![0.0; profile.joints.len()];
+        let mut up = rest.clone();
+        up[profile
+            .joints
+            .iter()
+            .position(|j| j.name == "head_nod")
+            .unwrap()] = 0.5;
+        assert!(
+            at("nose", &up, [0.0; 3]).z > at("nose", &rest, [0.0; 3]).z,
+            "nod up lifts the nose"
+        );
+        let mut left = rest.clone();
+        left[profile
+            .joints
+            .iter()
+            .position(|j| j.name == "head_pan")
+            .unwrap()] = 0.5;
+        assert!(
+            at("nose", &left, [0.0; 3]).y > 0.0,
+            "pan left turns the nose left"
+        );
+        let mut tail = rest.clone();
+        tail[profile
+            .joints
+            .iter()
+            .position(|j| j.name == "tail_tilt")
+            .unwrap()] = 0.5;
+        assert!(
+            at("tail_tip", &tail, [0.0; 3]).z > at("tail_tip", &rest, [0.0; 3]).z,
+            "tail tilt raises the tip"
+        );
+        assert!(
+            at("nose", &rest, [0.0, 0.3, 0.0]).z > at("nose", &rest, [0.0; 3]).z,
+            "body pitch up lifts the nose"
+        );
+    }
+}
