@@ -7,6 +7,7 @@ pub mod binary;
 pub mod check;
 pub mod cli;
 pub mod edit;
+pub mod export;
 pub mod fsio;
 pub mod keyframes;
 pub mod kinematics;

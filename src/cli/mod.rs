@@ -4,6 +4,7 @@ mod build;
 mod check;
 mod convert;
 mod dump;
+mod export;
 mod info;
 mod oda;
 mod play;
@@ -41,6 +42,7 @@ pub enum Command {
     Check(check::Args),
     Convert(convert::Args),
     Oda(oda::Args),
+    Export(export::Args),
     Play(play::PlayArgs),
     Upload(play::UploadArgs),
     Ports(play::PortsArgs),
@@ -63,6 +65,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Check(a) => check::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Oda(a) => oda::run(a),
+        Command::Export(a) => export::run(a),
         Command::Play(a) => play::run_play(a),
         Command::Upload(a) => play::run_upload(a),
         Command::Ports(a) => play::run_ports(a),

@@ -1,0 +1,49 @@
+//! `aibo-motion export`: a motion as a BVH of the robot's own skeleton.
+
+use super::{load_motion, Outcome};
+use crate::export::{self, Rate};
+use crate::fsio;
+use crate::profile::Profile;
+use anyhow::{anyhow, Result};
+use std::path::PathBuf;
+
+/// Write a motion as a BVH of the AIBO's own skeleton (one joint per robot joint, named
+/// by its semantic name, one rotation channel each), for Blender and any mocap viewer.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    aibo-motion export dance.mtn -o dance.bvh\n  \
+    aibo-motion export dance.mtn --rate grid -o dance16.bvh\n\n\
+    BVH axes: Y up, the robot facing +Z, its left on +X; millimetres. Joint senses are \
+    the profile's (for example a positive head_tilt lifts the nose).")]
+pub struct Args {
+    /// The MTN motion.
+    pub file: PathBuf,
+    /// Output BVH file (`-` for stdout).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// dense: every 8 ms frame the robot plays; grid: the keyframes' 16 ms grid.
+    #[arg(long, value_enum, default_value_t = Rate::Dense)]
+    pub rate: Rate,
+    /// ERS-210, ERS-220, ERS-7, a design label, or a profile .toml file. Default: the
+    /// model of the motion's design label.
+    #[arg(long, value_name = "MODEL|FILE.toml")]
+    pub profile: Option<String>,
+}
+
+pub fn run(args: Args) -> Result<Outcome> {
+    let motion = load_motion(&args.file)?.motion;
+    let profile = match &args.profile {
+        Some(p) => Profile::resolve(p)?,
+        None => Profile::for_design_label(&motion.design_label).ok_or_else(|| {
+            anyhow!(
+                "{}: design label {:?} has no built-in profile; name one with --profile",
+                args.file.display(),
+                motion.design_label
+            )
+        })?,
+    };
+    let text = export::bvh(&motion, &profile, args.rate)
+        .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
+    fsio::write_bytes(&args.output, &[&args.file], text.as_bytes())?;
+    Ok(Outcome::Success)
+}
