@@ -3,6 +3,7 @@
 mod build;
 mod check;
 mod convert;
+mod docs;
 mod dump;
 mod export;
 mod info;
@@ -16,7 +17,9 @@ use std::path::Path;
 use crate::fsio;
 use crate::mtn;
 
-/// Sony AIBO motion toolkit: read, check, dump and rebuild MTN motions and ODA archives.
+/// Sony AIBO motion toolkit: turn motion capture into MTN motions for the ERS-210, ERS-220
+/// and ERS-7; read, check, dump, convert and export MTN motions and ODA archives; play
+/// them on a robot over serial or TCP.
 #[derive(Debug, Parser)]
 #[command(name = "aibo-motion", version, propagate_version = true)]
 #[command(
@@ -46,6 +49,8 @@ pub enum Command {
     Play(play::PlayArgs),
     Upload(play::UploadArgs),
     Ports(play::PortsArgs),
+    Completions(docs::CompletionsArgs),
+    Man(docs::ManArgs),
 }
 
 /// How a command that ran to the end came out.
@@ -69,6 +74,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Play(a) => play::run_play(a),
         Command::Upload(a) => play::run_upload(a),
         Command::Ports(a) => play::run_ports(a),
+        Command::Completions(a) => docs::completions(a),
+        Command::Man(a) => docs::man(a),
     }
 }
 

@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 
 /// List, extract or pack ODA archives (how Sony's MoNet stores motions on the Memory Stick).
 #[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  aibo-motion oda list MOTION7.ODA\n  \
+                        aibo-motion oda extract MOTION7.ODA -o motions/\n  \
+                        aibo-motion oda pack -o MOTION7.ODA motions/*.mtn")]
 pub struct Args {
     #[command(subcommand)]
     pub action: Action,
@@ -20,6 +23,8 @@ const OTHER_KINDS: [&str; 5] = ["OSND", "WAVE", "MIDI", "LED", "SYN"];
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {
     /// List the entries of an archive (the same as `aibo-motion info FILE.ODA`).
+    #[command(after_help = "Examples:\n  aibo-motion oda list MOTION7.ODA\n  \
+                            aibo-motion oda list MOTION7.ODA --json")]
     List {
         archive: PathBuf,
         /// One JSON object on stdout instead of text.
@@ -46,8 +51,9 @@ pub enum Action {
     #[command(
         after_help = "Each file's entry name is its file name without the extension. \
                             A .mtn file becomes an OMTN entry; NAME.OSND, .WAVE, .MIDI, .LED \
-                            and .SYN files keep that type.\n\nExample:\n  \
-                            aibo-motion oda pack -o MOTION7.ODA motions/*.mtn"
+                            and .SYN files keep that type.\n\nExamples:\n  \
+                            aibo-motion oda pack -o MOTION7.ODA motions/*.mtn\n  \
+                            aibo-motion oda pack -o ONE.ODA dance.mtn"
     )]
     Pack {
         /// Files to pack.

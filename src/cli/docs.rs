@@ -1,0 +1,60 @@
+//! `aibo-motion completions` and `aibo-motion man`: generated from the command
+//! definitions, so they never drift from the real flags.
+
+use super::{Cli, Outcome};
+use crate::fsio;
+use anyhow::{Context, Result};
+use clap::CommandFactory;
+use std::path::{Path, PathBuf};
+
+/// Print a shell completion script.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    aibo-motion completions bash > ~/.local/share/bash-completion/completions/aibo-motion\n  \
+    aibo-motion completions zsh > ~/.zfunc/_aibo-motion      (with fpath+=~/.zfunc)\n  \
+    aibo-motion completions fish > ~/.config/fish/completions/aibo-motion.fish")]
+pub struct CompletionsArgs {
+    /// The shell.
+    pub shell: clap_complete::Shell,
+}
+
+/// Print the manual page (roff), or write one page per command into a folder.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    aibo-motion man | man -l -\n  \
+    aibo-motion man --dir ~/.local/share/man/man1      (then: man aibo-motion-build)")]
+pub struct ManArgs {
+    /// Write aibo-motion.1 and aibo-motion-<command>.1 into this folder instead.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+pub fn completions(args: CompletionsArgs) -> Result<Outcome> {
+    let mut cmd = Cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(args.shell, &mut cmd, "aibo-motion", &mut out);
+    fsio::write_bytes(Path::new("-"), &[], &out)?;
+    Ok(Outcome::Success)
+}
+
+pub fn man(args: ManArgs) -> Result<Outcome> {
+    let cmd = Cli::command();
+    let Some(dir) = args.dir else {
+        let mut out = Vec::new();
+        clap_mangen::Man::new(cmd).render(&mut out)?;
+        fsio::write_bytes(Path::new("-"), &[], &out)?;
+        return Ok(Outcome::Success);
+    };
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut pages = vec![("aibo-motion.1".to_string(), cmd.clone())];
+    for sub in cmd.get_subcommands() {
+        let name = format!("aibo-motion-{}", sub.get_name());
+        pages.push((format!("{name}.1"), sub.clone().name(name)));
+    }
+    for (file, page) in pages {
+        let mut out = Vec::new();
+        clap_mangen::Man::new(page).render(&mut out)?;
+        fsio::write_bytes(&dir.join(&file), &[], &out)?;
+    }
+    Ok(Outcome::Success)
+}
