@@ -120,10 +120,19 @@ impl Leg {
             side * na::Vector3::x(),
             &limits[1],
         );
+        // The knees bend opposite ways: a positive front knee swings the lower leg back,
+        // a positive hind knee forward (Tekkotsu's ERS-7.kin flips the hind knee's axis,
+        // and Sony's lying posture, hind J1 −119° with knee 122°, folds the paws under
+        // the hips only this way).
+        let knee_axis = if id.is_front() {
+            na::Vector3::y()
+        } else {
+            -na::Vector3::y()
+        };
         let j3 = revolute(
             "j3",
             na::Vector3::new(0.0, 0.0, -g.upper),
-            na::Vector3::y(),
+            knee_axis,
             &limits[2],
         );
         let paw: k::Node<f64> = k::NodeBuilder::new()

@@ -15,6 +15,8 @@ pub mod legs;
 pub mod link;
 pub mod mtn;
 pub mod oda;
+pub mod plot;
+pub mod preview;
 pub mod profile;
 pub mod retarget;
 pub mod skeleton;

@@ -6,7 +6,8 @@
 //! about one axis of its parent's frame, right-handed, so a positive angle is:
 //! head tilt and nod, nose up (about −y); pan, to the left (+z); roll, about +x; mouth,
 //! jaw up (so negative opens it, as the robots' values do); legs as `legs.rs` (J1 about
-//! −y, J2 outward about ±x, J3 about +y); tail tilt, tip up (about +y); tail pan, +z.
+//! −y, J2 outward about ±x, J3 about +y in front and −y behind); tail tilt, tip up
+//! (about +y); tail pan, +z.
 
 use glam::{DQuat, DVec3};
 use serde::Deserialize;
@@ -171,11 +172,12 @@ impl Skeleton {
                 Some(side * DVec3::X),
                 Some(j2),
             );
+            let knee = if front { DVec3::Y } else { DVec3::NEG_Y };
             let b3 = s.add(
                 &format!("{prefix}_j3"),
                 Some(b2),
                 DVec3::new(0.0, 0.0, -legs.upper),
-                Some(DVec3::Y),
+                Some(knee),
                 Some(j3),
             );
             s.add(

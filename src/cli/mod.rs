@@ -9,6 +9,8 @@ mod export;
 mod info;
 mod oda;
 mod play;
+mod plot;
+mod preview;
 
 use anyhow::{Context, Result};
 use clap::{ArgAction, Parser, Subcommand};
@@ -46,6 +48,8 @@ pub enum Command {
     Convert(convert::Args),
     Oda(oda::Args),
     Export(export::Args),
+    Plot(plot::Args),
+    Preview(preview::Args),
     Play(play::PlayArgs),
     Upload(play::UploadArgs),
     Ports(play::PortsArgs),
@@ -71,6 +75,8 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Convert(a) => convert::run(a),
         Command::Oda(a) => oda::run(a),
         Command::Export(a) => export::run(a),
+        Command::Plot(a) => plot::run(a),
+        Command::Preview(a) => preview::run(a),
         Command::Play(a) => play::run_play(a),
         Command::Upload(a) => play::run_upload(a),
         Command::Ports(a) => play::run_ports(a),
@@ -186,4 +192,65 @@ fn deg(urad: i32) -> String {
 
 fn seconds(ms: u64) -> String {
     format!("{:.3} s", ms as f64 / 1000.0)
+}
+
+/// A motion to look at, and its robot: an MTN file (its own model unless `profile` says
+/// otherwise), or motion capture built for `profile` with `build`'s defaults.
+fn motion_to_view(
+    path: &Path,
+    profile: Option<&str>,
+    source: &SourceArgs,
+) -> Result<(mtn::Motion, crate::profile::Profile)> {
+    use crate::profile::Profile;
+    let data = fsio::read_input(path)?;
+    match detect(&data, path)? {
+        FileKind::Mtn => {
+            let decoded = decode_motion(&data, path)?;
+            log_warnings(&decoded.warnings);
+            let motion = decoded.motion;
+            let profile = match profile {
+                Some(p) => Profile::resolve(p)?,
+                None => Profile::for_design_label(&motion.design_label).ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "{}: design label {:?} has no built-in profile; name one with --profile",
+                        path.display(),
+                        motion.design_label
+                    )
+                })?,
+            };
+            Ok((motion, profile))
+        }
+        FileKind::Source(_) => {
+            let profile = Profile::resolve(profile.ok_or_else(|| {
+                anyhow::anyhow!(
+                    "motion capture needs a robot: add --profile ERS-210, ERS-220 or ERS-7"
+                )
+            })?)?;
+            let clip = load_clip(path, &data, source)?;
+            if clip.frames == 0 {
+                anyhow::bail!("{}: the file holds no frames", path.display());
+            }
+            let tracks =
+                crate::retarget::retarget(&clip, &profile, &[], crate::retarget::LegMode::Angles)
+                    .map_err(anyhow::Error::msg)?;
+            let options = crate::keyframes::Options {
+                frame_ms: 16,
+                tolerance: 0.5f64.to_radians(),
+                start_pose: "stand".into(),
+                end_pose: "stand".into(),
+                name: path
+                    .file_stem()
+                    .map_or_else(|| "motion".into(), |s| s.to_string_lossy().into_owned()),
+                creator: "aibo-motion".into(),
+                body_attitude: false,
+            };
+            let motion = crate::keyframes::build_motion(&tracks, &profile, &options)
+                .map_err(anyhow::Error::msg)?;
+            Ok((motion, profile))
+        }
+        FileKind::Oda => anyhow::bail!(
+            "{}: an ODA archive holds several motions: extract one with `aibo-motion oda extract`",
+            path.display()
+        ),
+    }
 }

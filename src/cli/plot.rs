@@ -1,0 +1,41 @@
+//! `aibo-motion plot`: every joint's angle over time, as SVG.
+
+use super::{motion_to_view, Outcome, SourceArgs};
+use crate::fsio;
+use anyhow::{anyhow, Result};
+use std::path::PathBuf;
+
+/// Plot every joint's angle over time (degrees against seconds), one panel per limb,
+/// with each joint's limit band shaded, keyframes marked, and values past a limit or
+/// segments faster than the joint drawn in red. Takes an MTN motion, or motion capture
+/// built for --profile with `build`'s defaults.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    aibo-motion plot dance.mtn -o dance.svg\n  \
+    aibo-motion plot dance.bvh --profile ERS-7 -o dance.svg\n  \
+    aibo-motion plot walk.mtn --profile ERS-210 -o walk-as-210.svg")]
+pub struct Args {
+    /// An MTN motion, or motion capture (BVH, ASF/AMC, MRTK) with --profile.
+    pub file: PathBuf,
+    /// Output SVG file (`-` for stdout).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// ERS-210, ERS-220, ERS-7, a design label, or a profile .toml file. Default for an
+    /// MTN: the model of its design label.
+    #[arg(long, value_name = "MODEL|FILE.toml")]
+    pub profile: Option<String>,
+    #[command(flatten)]
+    pub source: SourceArgs,
+}
+
+pub fn run(args: Args) -> Result<Outcome> {
+    let (motion, profile) = motion_to_view(&args.file, args.profile.as_deref(), &args.source)?;
+    let title = args
+        .file
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let svg = crate::plot::svg(&motion, &profile, &title)
+        .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
+    fsio::write_bytes(&args.output, &[&args.file], svg.as_bytes())?;
+    Ok(Outcome::Success)
+}

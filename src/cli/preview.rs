@@ -1,0 +1,61 @@
+//! `aibo-motion preview`: an animated stick figure of the robot performing a motion.
+
+use super::{motion_to_view, Outcome, SourceArgs};
+use crate::fsio;
+use anyhow::{anyhow, bail, Result};
+use std::path::PathBuf;
+
+/// Draw the robot performing a motion: a stick figure from the model's leg, neck and
+/// tail geometry (forward kinematics; side and top views), at true speed, looping. An
+/// .html output animates on a canvas; an .svg output animates by itself (SMIL) in any
+/// browser; --at gives one still frame.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    aibo-motion preview dance.mtn -o dance.html\n  \
+    aibo-motion preview dance.mtn -o dance.svg\n  \
+    aibo-motion preview dance.mtn --at 1.5 -o frame.svg\n  \
+    aibo-motion preview dance.bvh --profile ERS-7 -o dance.html")]
+pub struct Args {
+    /// An MTN motion, or motion capture (BVH, ASF/AMC, MRTK) with --profile.
+    pub file: PathBuf,
+    /// Output: .html (canvas) or .svg (SMIL animation, or a still with --at).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// A still of this moment (seconds from the start) instead of the animation.
+    #[arg(long, value_name = "SECONDS")]
+    pub at: Option<f64>,
+    /// ERS-210, ERS-220, ERS-7, a design label, or a profile .toml file. Default for an
+    /// MTN: the model of its design label.
+    #[arg(long, value_name = "MODEL|FILE.toml")]
+    pub profile: Option<String>,
+    #[command(flatten)]
+    pub source: SourceArgs,
+}
+
+pub fn run(args: Args) -> Result<Outcome> {
+    if let Some(t) = args.at {
+        if !(t.is_finite() && t >= 0.0) {
+            bail!("--at {t}: give seconds from the start, 0 or more");
+        }
+    }
+    let (motion, profile) = motion_to_view(&args.file, args.profile.as_deref(), &args.source)?;
+    let title = args
+        .file
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let html = args
+        .output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
+    let text = if html {
+        if args.at.is_some() {
+            bail!("--at draws a still: write it to an .svg file");
+        }
+        crate::preview::html(&motion, &profile, &title)
+    } else {
+        crate::preview::svg(&motion, &profile, &title, args.at)
+    }
+    .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
+    fsio::write_bytes(&args.output, &[&args.file], text.as_bytes())?;
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,252 @@
+//! Every joint's angle over time as an SVG chart (plotters' SVG backend): one panel per
+//! limb, each joint's limit band shaded in its colour, keyframes marked, values past a
+//! limit and segments faster than the joint circled and drawn in red.
+
+use plotters::prelude::*;
+
+use crate::check::{check, Violation};
+use crate::mtn::{self, Motion, DENSE_FRAME_MS};
+use crate::profile::Profile;
+use crate::units::urad_to_deg;
+
+/// The panels, by joint-name prefix; joints that match none go to "other".
+const GROUPS: [(&str, &[&str]); 6] = [
+    ("Head", &["head_", "mouth", "l_ear", "r_ear"]),
+    ("Left front leg", &["lf_"]),
+    ("Right front leg", &["rf_"]),
+    ("Left hind leg", &["lh_"]),
+    ("Right hind leg", &["rh_"]),
+    ("Tail", &["tail_"]),
+];
+
+const PANEL_HEIGHT: u32 = 230;
+const WIDTH: u32 = 1200;
+const TITLE_HEIGHT: u32 = 50;
+/// The legend sits right of the plotting area (x from its left edge: the width less the
+/// margins and the y labels).
+const LEGEND_X: i32 = (WIDTH - 10 - 190 - 50) as i32 + 12;
+
+/// A colour per joint within a panel, distinct and readable on white.
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(23, 190, 207),
+    RGBColor(140, 86, 75),
+];
+
+/// The joints of each non-empty panel, in profile order.
+fn panels(profile: &Profile) -> Vec<(String, Vec<usize>)> {
+    let mut used = vec![false; profile.joints.len()];
+    let mut out = Vec::new();
+    for (title, prefixes) in GROUPS {
+        let members: Vec<usize> = (0..profile.joints.len())
+            .filter(|&j| {
+                prefixes
+                    .iter()
+                    .any(|p| profile.joints[j].name.starts_with(p))
+            })
+            .collect();
+        for &j in &members {
+            used[j] = true;
+        }
+        if !members.is_empty() {
+            out.push((title.to_string(), members));
+        }
+    }
+    let rest: Vec<usize> = (0..profile.joints.len()).filter(|&j| !used[j]).collect();
+    if !rest.is_empty() {
+        out.push(("Other".to_string(), rest));
+    }
+    out
+}
+
+fn seconds(ms: u64) -> f64 {
+    ms as f64 / 1000.0
+}
+
+/// The chart of `motion` against `profile`, as SVG text.
+pub fn svg(motion: &Motion, profile: &Profile, title: &str) -> Result<String, String> {
+    let joints = motion.keyframes.first().map_or(0, |k| k.joints.len());
+    if joints != profile.joints.len() {
+        return Err(format!(
+            "the motion has {joints} joints and the {} profile {}",
+            profile.model,
+            profile.joints.len()
+        ));
+    }
+    let report = check(motion, profile);
+    let panels = panels(profile);
+    let height = TITLE_HEIGHT + PANEL_HEIGHT * panels.len() as u32;
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, (WIDTH, height)).into_drawing_area();
+        draw(&root, motion, profile, title, &panels, &report.violations)
+            .map_err(|e| e.to_string())?;
+        root.present().map_err(|e| e.to_string())?;
+    }
+    Ok(text)
+}
+
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+type DrawResult = Result<(), DrawingAreaErrorKind<std::io::Error>>;
+
+fn draw(
+    root: &Area<'_>,
+    motion: &Motion,
+    profile: &Profile,
+    title: &str,
+    panels: &[(String, Vec<usize>)],
+    violations: &[Violation],
+) -> DrawResult {
+    root.fill(&WHITE)?;
+    let (head, body) = root.split_vertically(TITLE_HEIGHT);
+    let dense: Vec<mtn::DenseFrame> = mtn::dense_frames(motion).collect();
+    let duration = seconds(dense.len().saturating_sub(1) as u64 * DENSE_FRAME_MS).max(0.016);
+    let flagged = violations.len();
+    head.titled(
+        &format!(
+            "{title} — {} ({}), {:.2} s, {} keyframes, {}",
+            profile.model,
+            profile.design_label,
+            duration,
+            motion.keyframes.len(),
+            match flagged {
+                0 => "within every limit and speed".to_string(),
+                n => format!("{n} limit or speed violations (red)"),
+            }
+        ),
+        ("sans-serif", 20),
+    )?;
+    // Keyframe times in seconds.
+    let mut times = Vec::with_capacity(motion.keyframes.len());
+    let mut t = 0u64;
+    for (k, kf) in motion.keyframes.iter().enumerate() {
+        if k > 0 {
+            t += (u64::from(kf.frames_before) + 1) * u64::from(mtn::FRAME_MS);
+        }
+        times.push(seconds(t));
+    }
+    for (area, (name, members)) in body.split_evenly((panels.len(), 1)).iter().zip(panels) {
+        draw_panel(
+            area, name, members, &dense, &times, motion, profile, violations, duration,
+        )?;
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_panel(
+    area: &Area<'_>,
+    name: &str,
+    members: &[usize],
+    dense: &[mtn::DenseFrame],
+    times: &[f64],
+    motion: &Motion,
+    profile: &Profile,
+    violations: &[Violation],
+    duration: f64,
+) -> DrawResult {
+    // The panel spans every member's limits and values, with a little room.
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for &j in members {
+        if let Some(l) = profile.joints[j].limits {
+            lo = lo.min(l.min.to_degrees());
+            hi = hi.max(l.max.to_degrees());
+        }
+        for f in dense {
+            let v = urad_to_deg(f.joints[j]);
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+    }
+    if !(lo.is_finite() && hi.is_finite()) || hi - lo < 1.0 {
+        lo = lo.min(-1.0);
+        hi = hi.max(1.0);
+    }
+    let pad = (hi - lo) * 0.06;
+    let mut chart = ChartBuilder::on(area)
+        .caption(name, ("sans-serif", 16))
+        .margin_left(10)
+        .margin_right(190)
+        .margin_top(4)
+        .x_label_area_size(36)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..duration, (lo - pad)..(hi + pad))?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc("degrees")
+        .light_line_style(RGBColor(235, 235, 235))
+        .draw()?;
+    for (n, &j) in members.iter().enumerate() {
+        let joint = &profile.joints[j];
+        let color = PALETTE[n % PALETTE.len()];
+        if let Some(l) = joint.limits {
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(0.0, l.min.to_degrees()), (duration, l.max.to_degrees())],
+                color.mix(0.07).filled(),
+            )))?;
+        }
+        let points = dense
+            .iter()
+            .map(|f| (seconds(f.index * DENSE_FRAME_MS), urad_to_deg(f.joints[j])));
+        chart
+            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
+            .label(joint.name.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(3))
+            });
+        let keys = motion
+            .keyframes
+            .iter()
+            .zip(times)
+            .map(|(kf, &t)| (t, urad_to_deg(kf.joints[j])));
+        chart.draw_series(keys.map(|p| Circle::new(p, 3, color.filled())))?;
+    }
+    // Violations on top, in red: limits circled, too-fast segments drawn over.
+    for v in violations {
+        match v {
+            Violation::Limit {
+                keyframe,
+                joint,
+                value_urad,
+                ..
+            } => {
+                if members.iter().any(|&j| profile.joints[j].name == *joint) {
+                    let t = times.get(*keyframe).copied().unwrap_or(0.0);
+                    chart.draw_series(std::iter::once(Circle::new(
+                        (t, urad_to_deg(*value_urad)),
+                        7,
+                        RED.stroke_width(2),
+                    )))?;
+                }
+            }
+            Violation::Speed {
+                keyframe,
+                joint,
+                from_urad,
+                to_urad,
+                ..
+            } => {
+                if members.iter().any(|&j| profile.joints[j].name == *joint) && *keyframe > 0 {
+                    let (t0, t1) = (times[keyframe - 1], times[*keyframe]);
+                    chart.draw_series(LineSeries::new(
+                        [(t0, urad_to_deg(*from_urad)), (t1, urad_to_deg(*to_urad))],
+                        RED.stroke_width(3),
+                    ))?;
+                }
+            }
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::Coordinate(LEGEND_X, 6))
+        .background_style(WHITE.mix(0.9))
+        .border_style(RGBColor(200, 200, 200))
+        .label_font(("sans-serif", 13))
+        .draw()?;
+    Ok(())
+}

@@ -1,0 +1,311 @@
+//! An animated stick figure of the robot performing a motion: forward kinematics over the
+//! profile's skeleton, seen from the side and from above, at true speed, looping. As SVG
+//! (SMIL animation, no script) or HTML (a canvas and a few lines of script), or as one
+//! still frame.
+
+use std::fmt::Write as _;
+
+use glam::DVec3;
+
+use crate::mtn::{self, Motion, DENSE_FRAME_MS};
+use crate::profile::Profile;
+use crate::skeleton::Skeleton;
+
+/// Most frames an animation holds; longer motions are sampled more sparsely (the
+/// viewer interpolates between samples).
+const MAX_SAMPLES: usize = 1500;
+
+const VIEW_W: f64 = 460.0;
+const VIEW_H: f64 = 400.0;
+const HEADER: f64 = 36.0;
+/// Pixels per millimetre.
+const SCALE: f64 = 1.1;
+
+/// The figure's lines, as pairs of bone indices, and the colour of each.
+struct Figure {
+    skeleton: Skeleton,
+    segments: Vec<(usize, usize, &'static str)>,
+}
+
+impl Figure {
+    fn of(profile: &Profile) -> Result<Figure, String> {
+        let skeleton = Skeleton::of(profile)?;
+        let find = |name: &str| skeleton.bones.iter().position(|b| b.name == name);
+        let mut segments = Vec::new();
+        for (i, b) in skeleton.bones.iter().enumerate() {
+            let Some(p) = b.parent else { continue };
+            if p == 0 {
+                continue; // the torso is drawn below
+            }
+            if b.offset.length() < 1e-9 {
+                continue; // joints that share a point (pan over tilt, J2 over J1)
+            }
+            let colour = match b.name.get(..2) {
+                Some("lf" | "lh") => "#1f77b4",
+                Some("rf" | "rh") => "#d62728",
+                Some("ta") => "#8c564b",
+                _ => "#2ca02c",
+            };
+            segments.push((p, i, colour));
+        }
+        // Torso: the four hips in a ring, and the neck and tail bases joined to it.
+        let hips: Vec<usize> = ["lf_j1", "rf_j1", "rh_j1", "lh_j1"]
+            .iter()
+            .filter_map(|n| find(n))
+            .collect();
+        for k in 0..hips.len() {
+            segments.push((hips[k], hips[(k + 1) % hips.len()], "#444444"));
+        }
+        if let (Some(neck), Some(&a), Some(&b)) = (
+            find("head_tilt").or(find("head_pan")),
+            hips.first(),
+            hips.get(1),
+        ) {
+            segments.push((a, neck, "#444444"));
+            segments.push((b, neck, "#444444"));
+        }
+        if let (Some(tail), Some(&a), Some(&b)) = (
+            find("tail_tilt").or(find("tail_pan")),
+            hips.get(2),
+            hips.get(3),
+        ) {
+            segments.push((a, tail, "#444444"));
+            segments.push((b, tail, "#444444"));
+        }
+        Ok(Figure { skeleton, segments })
+    }
+}
+
+/// The bones' positions, sampled through the motion, with the time between samples.
+struct Samples {
+    frames: Vec<Vec<DVec3>>,
+    step_s: f64,
+}
+
+fn sample(figure: &Figure, motion: &Motion) -> Samples {
+    let dense: Vec<mtn::DenseFrame> = mtn::dense_frames(motion).collect();
+    // The 16 ms grid, or sparser for long motions.
+    let stride = 2usize.max(dense.len().div_ceil(MAX_SAMPLES));
+    let mut picked: Vec<&mtn::DenseFrame> = dense.iter().step_by(stride).collect();
+    if let Some(last) = dense.last() {
+        if picked.last().map(|f| f.index) != Some(last.index) {
+            picked.push(last);
+        }
+    }
+    let pose = |f: &mtn::DenseFrame| {
+        let angles: Vec<f64> = f.joints.iter().map(|&u| u as f64 * 1e-6).collect();
+        let body = f.body.map(|u| u as f64 * 1e-6);
+        figure.skeleton.pose(&angles, body).positions
+    };
+    let mut frames: Vec<Vec<DVec3>> = picked.iter().map(|f| pose(f)).collect();
+    // Stand the figure on the ground: the lowest point of the first frame at z = 0.
+    let lowest = frames
+        .first()
+        .map_or(0.0, |f| f.iter().map(|p| p.z).fold(f64::INFINITY, f64::min));
+    for f in &mut frames {
+        for p in f {
+            p.z -= lowest;
+        }
+    }
+    Samples {
+        frames,
+        step_s: (stride as u64 * DENSE_FRAME_MS) as f64 / 1000.0,
+    }
+}
+
+/// Side view: forward to the right, up is up. Top view: forward to the right, left is up.
+fn project(p: DVec3, view: usize) -> (f64, f64) {
+    let x0 = if view == 0 { 0.0 } else { VIEW_W };
+    let cx = x0 + VIEW_W * 0.48;
+    if view == 0 {
+        (cx + p.x * SCALE, HEADER + VIEW_H - 40.0 - p.z * SCALE)
+    } else {
+        (cx + p.x * SCALE, HEADER + VIEW_H / 2.0 - p.y * SCALE)
+    }
+}
+
+fn frame_of(motion: &Motion, at_s: f64) -> Motion {
+    // One keyframe holding the dense frame at `at_s`.
+    let index = (at_s * 1000.0 / DENSE_FRAME_MS as f64).round().max(0.0) as u64;
+    let frame = mtn::dense_frames(motion)
+        .take_while(|f| f.index <= index)
+        .last();
+    let mut still = motion.clone();
+    if let Some(f) = frame {
+        still.keyframes = vec![mtn::Keyframe {
+            frames_before: 0,
+            roll: f.body[0],
+            pitch: f.body[1],
+            yaw: f.body[2],
+            joints: f.joints,
+        }];
+    }
+    still
+}
+
+fn backdrop(out: &mut String, title: &str) {
+    let w = 2.0 * VIEW_W;
+    let h = HEADER + VIEW_H;
+    let _ = write!(
+        out,
+        r##"<rect width="{w}" height="{h}" fill="#ffffff"/>
+<text x="12" y="24" font-family="sans-serif" font-size="16">{}</text>
+<text x="{:.0}" y="{:.0}" font-family="sans-serif" font-size="13" fill="#666">side (forward →)</text>
+<text x="{:.0}" y="{:.0}" font-family="sans-serif" font-size="13" fill="#666">top (forward →, left ↑)</text>
+<line x1="10" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#bbb" stroke-width="1"/>
+<line x1="{VIEW_W}" y1="{HEADER}" x2="{VIEW_W}" y2="{h}" stroke="#ddd" stroke-width="1"/>
+"##,
+        xml_escape(title),
+        12.0,
+        HEADER + 18.0,
+        VIEW_W + 12.0,
+        HEADER + 18.0,
+        HEADER + VIEW_H - 40.0,
+        VIEW_W - 10.0,
+        HEADER + VIEW_H - 40.0,
+    );
+}
+
+fn xml_escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// An animated SVG (SMIL: every line's ends move through the samples, looping). With
+/// `at_s`, a still SVG of that moment instead.
+pub fn svg(
+    motion: &Motion,
+    profile: &Profile,
+    title: &str,
+    at_s: Option<f64>,
+) -> Result<String, String> {
+    let figure = Figure::of(profile)?;
+    let motion = match at_s {
+        Some(t) => frame_of(motion, t),
+        None => motion.clone(),
+    };
+    let samples = sample(&figure, &motion);
+    let (w, h) = (2.0 * VIEW_W, HEADER + VIEW_H);
+    let mut out = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">
+"#
+    );
+    backdrop(&mut out, title);
+    let n = samples.frames.len();
+    let duration = (n.saturating_sub(1)) as f64 * samples.step_s;
+    for view in 0..2 {
+        for &(a, b, colour) in &figure.segments {
+            let end = |f: &Vec<DVec3>| (project(f[a], view), project(f[b], view));
+            let Some(first) = samples.frames.first() else {
+                continue;
+            };
+            let ((x1, y1), (x2, y2)) = end(first);
+            let _ = write!(
+                out,
+                r#"<line x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{colour}" stroke-width="4" stroke-linecap="round">"#
+            );
+            if n > 1 && at_s.is_none() {
+                for (attr, pick) in [("x1", 0usize), ("y1", 1), ("x2", 2), ("y2", 3)] {
+                    let values: Vec<String> = samples
+                        .frames
+                        .iter()
+                        .map(|f| {
+                            let ((x1, y1), (x2, y2)) = end(f);
+                            format!("{:.1}", [x1, y1, x2, y2][pick])
+                        })
+                        .collect();
+                    let _ = write!(
+                        out,
+                        r#"<animate attributeName="{attr}" dur="{duration:.3}s" repeatCount="indefinite" values="{}"/>"#,
+                        values.join(";")
+                    );
+                }
+            }
+            out.push_str("</line>\n");
+        }
+    }
+    out.push_str("</svg>\n");
+    Ok(out)
+}
+
+/// An HTML page with the same figure drawn on a canvas by a short script, at true
+/// speed, looping, with the time shown.
+pub fn html(motion: &Motion, profile: &Profile, title: &str) -> Result<String, String> {
+    let figure = Figure::of(profile)?;
+    let samples = sample(&figure, motion);
+    let (w, h) = (2.0 * VIEW_W, HEADER + VIEW_H);
+    let mut frames = String::from("[");
+    for (i, f) in samples.frames.iter().enumerate() {
+        if i > 0 {
+            frames.push(',');
+        }
+        frames.push('[');
+        for (k, &(a, b, _)) in figure.segments.iter().enumerate() {
+            for view in 0..2 {
+                let ((x1, y1), (x2, y2)) = (project(f[a], view), project(f[b], view));
+                if k > 0 || view > 0 {
+                    frames.push(',');
+                }
+                let _ = write!(frames, "{x1:.1},{y1:.1},{x2:.1},{y2:.1}");
+            }
+        }
+        frames.push(']');
+    }
+    frames.push(']');
+    let colours = figure
+        .segments
+        .iter()
+        .map(|s| format!("\"{}\"", s.2))
+        .collect::<Vec<_>>()
+        .join(",");
+    let mut backdrop_svg = String::new();
+    backdrop(&mut backdrop_svg, title);
+    Ok(format!(
+        r#"<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{title}</title>
+<style>body{{margin:0;font-family:sans-serif}} #stage{{position:relative;width:{w}px;height:{h}px}} #stage>*{{position:absolute;left:0;top:0}} #clock{{position:absolute;left:auto;right:12px;top:8px;font-size:14px;color:#333}}</style>
+</head><body>
+<div id="stage">
+<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}">{backdrop_svg}</svg>
+<canvas id="figure" width="{w}" height="{h}"></canvas>
+<div id="clock"></div>
+</div>
+<script>
+// Generated by aibo-motion preview: line ends per frame (side view, then top view, per segment).
+const frames = {frames};
+const colours = [{colours}];
+const step = {step};
+const duration = Math.max(step * (frames.length - 1), step);
+const ctx = document.getElementById("figure").getContext("2d");
+const clock = document.getElementById("clock");
+ctx.lineWidth = 4; ctx.lineCap = "round";
+const start = performance.now();
+function draw(now) {{
+  // The first frame's timestamp may come before `start`: keep t in [0, duration).
+  const t = (((now - start) / 1000) % duration + duration) % duration;
+  const i = Math.max(0, Math.min(Math.floor(t / step), frames.length - 1));
+  const j = Math.min(i + 1, frames.length - 1);
+  const u = frames.length > 1 ? (t - i * step) / step : 0;
+  const a = frames[i], b = frames[j];
+  ctx.clearRect(0, 0, {w}, {h});
+  for (let s = 0; s < colours.length; s++) {{
+    ctx.strokeStyle = colours[s];
+    for (let v = 0; v < 2; v++) {{
+      const k = (s * 2 + v) * 4;
+      const p = q => a[k + q] + (b[k + q] - a[k + q]) * u;
+      ctx.beginPath(); ctx.moveTo(p(0), p(1)); ctx.lineTo(p(2), p(3)); ctx.stroke();
+    }}
+  }}
+  clock.textContent = t.toFixed(2) + " / " + duration.toFixed(2) + " s";
+  requestAnimationFrame(draw);
+}}
+requestAnimationFrame(draw);
+</script>
+</body></html>
+"#,
+        title = xml_escape(title),
+        step = samples.step_s,
+    ))
+}
