@@ -241,11 +241,11 @@ fn draw_panel(
             }
         }
     }
+    // No box around the legend: without font metrics (SVG leaves text to the viewer)
+    // plotters cannot size one.
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::Coordinate(LEGEND_X, 6))
-        .background_style(WHITE.mix(0.9))
-        .border_style(RGBColor(200, 200, 200))
         .label_font(("sans-serif", 13))
         .draw()?;
     Ok(())
