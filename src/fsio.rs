@@ -91,8 +91,26 @@ where
         fill(&mut w).and_then(|()| w.flush()).map_err(write_err)?;
     }
     tmp.as_file().sync_all().map_err(write_err)?;
+    // Temporary files are private (0600); the result gets the permissions of the file
+    // it replaces, or those of an ordinary new file.
+    let permissions = match std::fs::metadata(out) {
+        Ok(m) => m.permissions(),
+        Err(_) => new_file_permissions(tmp.as_file()).map_err(write_err)?,
+    };
+    tmp.as_file().set_permissions(permissions).map_err(write_err)?;
     tmp.persist(out).map_err(|e| write_err(e.error))?;
     Ok(())
+}
+
+#[cfg(unix)]
+fn new_file_permissions(_: &std::fs::File) -> io::Result<std::fs::Permissions> {
+    use std::os::unix::fs::PermissionsExt;
+    Ok(std::fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn new_file_permissions(file: &std::fs::File) -> io::Result<std::fs::Permissions> {
+    file.metadata().map(|m| m.permissions())
 }
 
 /// Writes bytes atomically; see [`write_output`].
@@ -133,5 +151,19 @@ mod tests {
         let err = write_bytes(&path, &[&same], b"x").unwrap_err();
         assert!(matches!(err, IoError::WouldOverwriteInput { .. }));
         assert_eq!(std::fs::read(&path).unwrap(), b"first");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn written_files_are_readable_and_keep_the_mode_they_replace() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("new.bin");
+        write_bytes(&path, &[], b"x").unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o644, "not the temporary file's private 0600");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        write_bytes(&path, &[], b"y").unwrap();
+        assert_eq!(mode(&path), 0o640);
     }
 }

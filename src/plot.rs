@@ -22,9 +22,8 @@ const GROUPS: [(&str, &[&str]); 6] = [
 const PANEL_HEIGHT: u32 = 230;
 const WIDTH: u32 = 1200;
 const TITLE_HEIGHT: u32 = 50;
-/// The legend sits right of the plotting area (x from its left edge: the width less the
-/// margins and the y labels).
-const LEGEND_X: i32 = (WIDTH - 10 - 190 - 50) as i32 + 12;
+/// The legend's left edge, in the right margin the charts leave free.
+const LEGEND_X: i32 = (WIDTH - 180) as i32;
 
 /// A colour per joint within a panel, distinct and readable on white.
 const PALETTE: [RGBColor; 6] = [
@@ -193,12 +192,7 @@ fn draw_panel(
         let points = dense
             .iter()
             .map(|f| (seconds(f.index * DENSE_FRAME_MS), urad_to_deg(f.joints[j])));
-        chart
-            .draw_series(LineSeries::new(points, color.stroke_width(2)))?
-            .label(joint.name.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(3))
-            });
+        chart.draw_series(LineSeries::new(points, color.stroke_width(2)))?;
         let keys = motion
             .keyframes
             .iter()
@@ -241,12 +235,13 @@ fn draw_panel(
             }
         }
     }
-    // No box around the legend: without font metrics (SVG leaves text to the viewer)
-    // plotters cannot size one.
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::Coordinate(LEGEND_X, 6))
-        .label_font(("sans-serif", 13))
-        .draw()?;
+    // The legend, drawn by hand right of the chart: plotters sizes its own legend from
+    // font metrics, which the SVG backend (text left to the viewer) does not have.
+    for (n, &j) in members.iter().enumerate() {
+        let color = PALETTE[n % PALETTE.len()];
+        let (x, y) = (LEGEND_X, 40 + 18 * n as i32);
+        area.draw(&PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(3)))?;
+        area.draw(&Text::new(profile.joints[j].name.clone(), (x + 24, y - 7), ("sans-serif", 13)))?;
+    }
     Ok(())
 }
