@@ -97,7 +97,9 @@ where
         Ok(m) => m.permissions(),
         Err(_) => new_file_permissions(tmp.as_file()).map_err(write_err)?,
     };
-    tmp.as_file().set_permissions(permissions).map_err(write_err)?;
+    tmp.as_file()
+        .set_permissions(permissions)
+        .map_err(write_err)?;
     tmp.persist(out).map_err(|e| write_err(e.error))?;
     Ok(())
 }

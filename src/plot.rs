@@ -240,8 +240,15 @@ fn draw_panel(
     for (n, &j) in members.iter().enumerate() {
         let color = PALETTE[n % PALETTE.len()];
         let (x, y) = (LEGEND_X, 40 + 18 * n as i32);
-        area.draw(&PathElement::new(vec![(x, y), (x + 18, y)], color.stroke_width(3)))?;
-        area.draw(&Text::new(profile.joints[j].name.clone(), (x + 24, y - 7), ("sans-serif", 13)))?;
+        area.draw(&PathElement::new(
+            vec![(x, y), (x + 18, y)],
+            color.stroke_width(3),
+        ))?;
+        area.draw(&Text::new(
+            profile.joints[j].name.clone(),
+            (x + 24, y - 7),
+            ("sans-serif", 13),
+        ))?;
     }
     Ok(())
 }

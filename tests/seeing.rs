@@ -22,14 +22,30 @@ fn the_plot_labels_every_joint_and_marks_every_keyframe() {
     let motion = common::link::ers7_motion();
     let file = write_motion(dir.path(), &motion, "m.mtn");
     let svg_path = dir.path().join("m.svg");
-    run_ok(&["plot", file.to_str().unwrap(), "-o", svg_path.to_str().unwrap()]);
+    run_ok(&[
+        "plot",
+        file.to_str().unwrap(),
+        "-o",
+        svg_path.to_str().unwrap(),
+    ]);
     let svg = std::fs::read_to_string(&svg_path).unwrap();
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
     let profile = aibo_motion::profile::Profile::builtin("ERS-7").unwrap();
     for j in &profile.joints {
-        assert!(svg.contains(&format!(">\n{}\n</text>", j.name)), "no label for {}", j.name);
+        assert!(
+            svg.contains(&format!(">\n{}\n</text>", j.name)),
+            "no label for {}",
+            j.name
+        );
     }
-    for panel in ["Head", "Left front leg", "Right hind leg", "Tail", "time (s)", "degrees"] {
+    for panel in [
+        "Head",
+        "Left front leg",
+        "Right hind leg",
+        "Tail",
+        "time (s)",
+        "degrees",
+    ] {
         assert!(svg.contains(panel), "{panel}");
     }
     assert!(svg.contains("within every limit and speed"));
@@ -49,10 +65,19 @@ fn values_past_a_limit_and_too_fast_segments_are_drawn_in_red() {
     let out = dir.path().join("bad.svg");
     run_ok(&["plot", file.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     let svg = std::fs::read_to_string(&out).unwrap();
-    let report = aibo_motion::check::check(&motion, &aibo_motion::profile::Profile::builtin("ERS-7").unwrap());
+    let report = aibo_motion::check::check(
+        &motion,
+        &aibo_motion::profile::Profile::builtin("ERS-7").unwrap(),
+    );
     assert!(report.violations.len() >= 2);
-    assert!(svg.contains(&format!("{} limit or speed violations (red)", report.violations.len())));
-    assert!(svg.matches("#FF0000").count() >= report.violations.len(), "red marks");
+    assert!(svg.contains(&format!(
+        "{} limit or speed violations (red)",
+        report.violations.len()
+    )));
+    assert!(
+        svg.matches("#FF0000").count() >= report.violations.len(),
+        "red marks"
+    );
 }
 
 #[test]
@@ -60,16 +85,33 @@ fn motion_capture_plots_and_previews_through_a_profile() {
     let dir = tempfile::tempdir().unwrap();
     let bvh = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
     let svg = dir.path().join("p.svg");
-    run_ok(&["plot", bvh.to_str().unwrap(), "--profile", "ERS-7", "-o", svg.to_str().unwrap()]);
+    run_ok(&[
+        "plot",
+        bvh.to_str().unwrap(),
+        "--profile",
+        "ERS-7",
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
     let html = dir.path().join("p.html");
-    run_ok(&["preview", bvh.to_str().unwrap(), "--profile", "ERS-7", "-o", html.to_str().unwrap()]);
+    run_ok(&[
+        "preview",
+        bvh.to_str().unwrap(),
+        "--profile",
+        "ERS-7",
+        "-o",
+        html.to_str().unwrap(),
+    ]);
     let out = common::run(&["plot", bvh.to_str().unwrap(), "-o", svg.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "motion capture needs --profile");
 }
 
 /// The `frames` array of a preview page.
 fn html_frames(html: &str) -> Vec<Vec<f64>> {
-    let line = html.lines().find_map(|l| l.strip_prefix("const frames = ")).unwrap();
+    let line = html
+        .lines()
+        .find_map(|l| l.strip_prefix("const frames = "))
+        .unwrap();
     serde_json::from_str(line.trim_end_matches(';')).unwrap()
 }
 
@@ -89,35 +131,69 @@ fn the_preview_animates_at_true_speed_and_a_still_does_not_move() {
     assert!(lines > 20);
     // Every moving line (two views; the backdrop's two are still) animates its 4 ends.
     assert_eq!(animates, (lines - 2) * 4);
-    assert!(svg.contains(&format!("dur=\"{duration_s:.3}s\"")), "true speed: {duration_s} s");
+    assert!(
+        svg.contains(&format!("dur=\"{duration_s:.3}s\"")),
+        "true speed: {duration_s} s"
+    );
     assert!(svg.contains("repeatCount=\"indefinite\""));
 
     let still = dir.path().join("s.svg");
     run_ok(&["preview", f, "--at", "1", "-o", still.to_str().unwrap()]);
-    assert_eq!(std::fs::read_to_string(&still).unwrap().matches("<animate").count(), 0);
+    assert_eq!(
+        std::fs::read_to_string(&still)
+            .unwrap()
+            .matches("<animate")
+            .count(),
+        0
+    );
 
     let html_path = dir.path().join("a.html");
     run_ok(&["preview", f, "-o", html_path.to_str().unwrap()]);
     let html = std::fs::read_to_string(&html_path).unwrap();
     let frames = html_frames(&html);
     // The 16 ms grid: every second dense frame, the last one included.
-    assert_eq!(frames.len() as u64, mtn::dense_frame_count(&motion).div_ceil(2));
-    assert!(frames.iter().all(|f| f.len() == frames[0].len() && f.len() % 8 == 0));
+    assert_eq!(
+        frames.len() as u64,
+        mtn::dense_frame_count(&motion).div_ceil(2)
+    );
+    assert!(frames
+        .iter()
+        .all(|f| f.len() == frames[0].len() && f.len() % 8 == 0));
     assert!(html.contains("const step = 0.016;"));
     // The figure moves: the head pan and the leg moves change some line ends.
     assert_ne!(frames[0], frames[frames.len() / 3]);
-    assert_eq!(common::run(&["preview", f, "--at", "1", "-o", html_path.to_str().unwrap()]).status.code(), Some(2));
+    assert_eq!(
+        common::run(&["preview", f, "--at", "1", "-o", html_path.to_str().unwrap()])
+            .status
+            .code(),
+        Some(2)
+    );
 }
 
 #[test]
 fn sony_samples_plot_and_preview_for_their_own_models() {
-    let Some(dir) = common::shared_dir("mtn-samples") else { return };
+    let Some(dir) = common::shared_dir("mtn-samples") else {
+        return;
+    };
     let out = tempfile::tempdir().unwrap();
-    for sub in ["sony-openr-monet-ers200/twistdance1.mtn", "sony-openr-monet-ers7/a_stand#stand_so0_makebow.mtn"] {
+    for sub in [
+        "sony-openr-monet-ers200/twistdance1.mtn",
+        "sony-openr-monet-ers7/a_stand#stand_so0_makebow.mtn",
+    ] {
         let file = dir.join(sub);
         let f = file.to_str().unwrap();
         run_ok(&["plot", f, "-o", out.path().join("p.svg").to_str().unwrap()]);
-        run_ok(&["preview", f, "-o", out.path().join("p.html").to_str().unwrap()]);
-        run_ok(&["preview", f, "-o", out.path().join("p.svg").to_str().unwrap()]);
+        run_ok(&[
+            "preview",
+            f,
+            "-o",
+            out.path().join("p.html").to_str().unwrap(),
+        ]);
+        run_ok(&[
+            "preview",
+            f,
+            "-o",
+            out.path().join("p.svg").to_str().unwrap(),
+        ]);
     }
 }
