@@ -1,9 +1,8 @@
 //! `aibo-motion export`: a motion as a BVH of the robot's own skeleton.
 
-use super::{load_motion, Outcome};
+use super::{motion_to_view, Outcome, SourceArgs};
 use crate::export::{self, Rate};
 use crate::fsio;
-use crate::profile::Profile;
 use anyhow::{anyhow, Result};
 use std::path::PathBuf;
 
@@ -16,7 +15,8 @@ use std::path::PathBuf;
     BVH axes: Y up, the robot facing +Z, its left on +X; millimetres. Joint senses are \
     the profile's (for example a positive head_tilt lifts the nose).")]
 pub struct Args {
-    /// The MTN motion.
+    /// An MTN motion, or motion capture (BVH, ASF/AMC, MRTK) with --profile (built with
+    /// `build`'s defaults, so the BVH shows what the robot would do).
     pub file: PathBuf,
     /// Output BVH file (`-` for stdout).
     #[arg(short, long)]
@@ -28,20 +28,12 @@ pub struct Args {
     /// model of the motion's design label.
     #[arg(long, value_name = "MODEL|FILE.toml")]
     pub profile: Option<String>,
+    #[command(flatten)]
+    pub source: SourceArgs,
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
-    let motion = load_motion(&args.file)?.motion;
-    let profile = match &args.profile {
-        Some(p) => Profile::resolve(p)?,
-        None => Profile::for_design_label(&motion.design_label).ok_or_else(|| {
-            anyhow!(
-                "{}: design label {:?} has no built-in profile; name one with --profile",
-                args.file.display(),
-                motion.design_label
-            )
-        })?,
-    };
+    let (motion, profile) = motion_to_view(&args.file, args.profile.as_deref(), &args.source)?;
     let text = export::bvh(&motion, &profile, args.rate)
         .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
     fsio::write_bytes(&args.output, &[&args.file], text.as_bytes())?;
