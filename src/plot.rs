@@ -20,6 +20,8 @@ const GROUPS: [(&str, &[&str]); 6] = [
 ];
 
 const PANEL_HEIGHT: u32 = 230;
+/// Past this many keyframes, keyframes are ticks on the time axis, not dots per joint.
+const MAX_KEYFRAME_DOTS: usize = 400;
 const WIDTH: u32 = 1200;
 const TITLE_HEIGHT: u32 = 50;
 /// The legend's left edge, in the right margin the charts leave free.
@@ -101,8 +103,8 @@ fn draw(
 ) -> DrawResult {
     root.fill(&WHITE)?;
     let (head, body) = root.split_vertically(TITLE_HEIGHT);
-    let dense: Vec<mtn::DenseFrame> = mtn::dense_frames(motion).collect();
-    let duration = seconds(dense.len().saturating_sub(1) as u64 * DENSE_FRAME_MS).max(0.016);
+    let frames = mtn::dense_frame_count(motion);
+    let duration = seconds(frames.saturating_sub(1) * DENSE_FRAME_MS).max(0.016);
     let flagged = violations.len();
     head.titled(
         &format!(
@@ -129,7 +131,7 @@ fn draw(
     }
     for (area, (name, members)) in body.split_evenly((panels.len(), 1)).iter().zip(panels) {
         draw_panel(
-            area, name, members, &dense, &times, motion, profile, violations, duration,
+            area, name, members, &times, motion, profile, violations, duration,
         )?;
     }
     Ok(())
@@ -140,7 +142,6 @@ fn draw_panel(
     area: &Area<'_>,
     name: &str,
     members: &[usize],
-    dense: &[mtn::DenseFrame],
     times: &[f64],
     motion: &Motion,
     profile: &Profile,
@@ -155,8 +156,8 @@ fn draw_panel(
             lo = lo.min(l.min.to_degrees());
             hi = hi.max(l.max.to_degrees());
         }
-        for f in dense {
-            let v = urad_to_deg(f.joints[j]);
+        for kf in &motion.keyframes {
+            let v = urad_to_deg(kf.joints[j]);
             lo = lo.min(v);
             hi = hi.max(v);
         }
@@ -189,16 +190,26 @@ fn draw_panel(
                 color.mix(0.07).filled(),
             )))?;
         }
-        let points = dense
-            .iter()
-            .map(|f| (seconds(f.index * DENSE_FRAME_MS), urad_to_deg(f.joints[j])));
-        chart.draw_series(LineSeries::new(points, color.stroke_width(2)))?;
+        // Sony's playback is linear between keyframes (to a few µrad of truncation), so
+        // the line through the keyframes is the playback, at a fraction of the size.
         let keys = motion
             .keyframes
             .iter()
             .zip(times)
             .map(|(kf, &t)| (t, urad_to_deg(kf.joints[j])));
-        chart.draw_series(keys.map(|p| Circle::new(p, 3, color.filled())))?;
+        chart.draw_series(LineSeries::new(keys.clone(), color.stroke_width(2)))?;
+        if motion.keyframes.len() <= MAX_KEYFRAME_DOTS {
+            chart.draw_series(keys.map(|p| Circle::new(p, 3, color.filled())))?;
+        }
+    }
+    if motion.keyframes.len() > MAX_KEYFRAME_DOTS {
+        // Too many to dot every joint (a dense mocap build): tick the keyframe times
+        // along the panel's floor instead.
+        let floor = lo - pad;
+        let tick = (hi - lo) * 0.04;
+        chart.draw_series(times.iter().map(|&t| {
+            PathElement::new(vec![(t, floor), (t, floor + tick)], RGBColor(120, 120, 120))
+        }))?;
     }
     // Violations on top, in red: limits circled, too-fast segments drawn over.
     for v in violations {
