@@ -16,6 +16,9 @@ use crate::profile::Profile;
 use crate::skeleton::Skeleton;
 use crate::units::urad_to_deg;
 
+/// Most frames an export writes (2.2 hours at 8 ms): past it the file would be gigabytes.
+pub const MAX_FRAMES: u64 = 1_000_000;
+
 /// Which frames to write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Rate {
@@ -75,16 +78,21 @@ pub fn bvh(motion: &Motion, profile: &Profile, rate: Rate) -> Result<String, Str
         Rate::Dense => 1,
         Rate::Grid => 2,
     };
-    let frames: Vec<mtn::DenseFrame> = mtn::dense_frames(motion).step_by(step).collect();
-    let height = standing_height(&skeleton, frames.first());
+    let count = mtn::dense_frame_count(motion).div_ceil(step as u64);
+    if count > MAX_FRAMES {
+        return Err(format!(
+            "the motion lasts {:.1} hours: {count} frames, more than the {MAX_FRAMES} a BVH export writes",
+            count as f64 * (DENSE_FRAME_MS * step as u64) as f64 / 3.6e6
+        ));
+    }
+    let height = standing_height(&skeleton, mtn::dense_frame_at(motion, 0).as_ref());
     let _ = writeln!(
         out,
-        "MOTION\nFrames: {}\nFrame Time: {:.6}",
-        frames.len(),
+        "MOTION\nFrames: {count}\nFrame Time: {:.6}",
         (DENSE_FRAME_MS * step as u64) as f64 / 1000.0
     );
     let order = channel_order(&skeleton);
-    for f in &frames {
+    for f in mtn::dense_frames(motion).step_by(step) {
         let [roll, pitch, yaw] = f.body.map(urad_to_deg);
         // Root: position, then Yrotation Xrotation Zrotation = yaw, pitch (about −X:
         // nose up), roll.

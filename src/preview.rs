@@ -83,21 +83,24 @@ struct Samples {
 }
 
 fn sample(figure: &Figure, motion: &Motion) -> Samples {
-    let dense: Vec<mtn::DenseFrame> = mtn::dense_frames(motion).collect();
-    // The 16 ms grid, or sparser for long motions.
-    let stride = 2usize.max(dense.len().div_ceil(MAX_SAMPLES));
-    let mut picked: Vec<&mtn::DenseFrame> = dense.iter().step_by(stride).collect();
-    if let Some(last) = dense.last() {
-        if picked.last().map(|f| f.index) != Some(last.index) {
-            picked.push(last);
-        }
+    // The 16 ms grid, or sparser for long motions; frames are computed one by one, so a
+    // motion of hours (or a hostile file) costs no more than a short one.
+    let count = mtn::dense_frame_count(motion);
+    let stride = 2u64.max(count.div_ceil(MAX_SAMPLES as u64));
+    let mut indices: Vec<u64> = (0..count).step_by(stride as usize).collect();
+    if count > 0 && indices.last() != Some(&(count - 1)) {
+        indices.push(count - 1);
     }
+    let picked: Vec<mtn::DenseFrame> = indices
+        .iter()
+        .filter_map(|&i| mtn::dense_frame_at(motion, i))
+        .collect();
     let pose = |f: &mtn::DenseFrame| {
         let angles: Vec<f64> = f.joints.iter().map(|&u| u as f64 * 1e-6).collect();
         let body = f.body.map(|u| u as f64 * 1e-6);
         figure.skeleton.pose(&angles, body).positions
     };
-    let mut frames: Vec<Vec<DVec3>> = picked.iter().map(|f| pose(f)).collect();
+    let mut frames: Vec<Vec<DVec3>> = picked.iter().map(pose).collect();
     // Stand the figure on the ground: the lowest point of the first frame at z = 0.
     let lowest = frames
         .first()
@@ -127,9 +130,8 @@ fn project(p: DVec3, view: usize) -> (f64, f64) {
 fn frame_of(motion: &Motion, at_s: f64) -> Motion {
     // One keyframe holding the dense frame at `at_s`.
     let index = (at_s * 1000.0 / DENSE_FRAME_MS as f64).round().max(0.0) as u64;
-    let frame = mtn::dense_frames(motion)
-        .take_while(|f| f.index <= index)
-        .last();
+    let last = mtn::dense_frame_count(motion).saturating_sub(1);
+    let frame = mtn::dense_frame_at(motion, index.min(last));
     let mut still = motion.clone();
     if let Some(f) = frame {
         still.keyframes = vec![mtn::Keyframe {

@@ -128,6 +128,15 @@ proptest! {
         prop_assert_eq!(dense.len() as u64, mtn::dense_frame_count(&m));
         prop_assert_eq!(dense, reference_dense(&m));
     }
+
+    #[test]
+    fn any_dense_frame_alone_equals_the_played_one(m in motion()) {
+        let played: Vec<mtn::DenseFrame> = mtn::dense_frames(&m).collect();
+        for f in &played {
+            prop_assert_eq!(mtn::dense_frame_at(&m, f.index), Some(f.clone()));
+        }
+        prop_assert_eq!(mtn::dense_frame_at(&m, played.len() as u64), None);
+    }
 }
 
 #[test]

@@ -197,3 +197,49 @@ fn sony_samples_plot_and_preview_for_their_own_models() {
         ]);
     }
 }
+
+#[test]
+fn a_motion_of_years_is_drawn_from_samples_and_export_refuses_it() {
+    // A hostile (or absurd) file: a segment of two billion frames, 1.0 years of playback.
+    let dir = tempfile::tempdir().unwrap();
+    let mut motion = common::link::ers7_motion();
+    motion.keyframes[2].frames_before = 2_000_000_000;
+    let file = write_motion(dir.path(), &motion, "long.mtn");
+    let f = file.to_str().unwrap();
+    let started = std::time::Instant::now();
+    for out in ["p.svg", "p.html"] {
+        run_ok(&["preview", f, "-o", dir.path().join(out).to_str().unwrap()]);
+    }
+    run_ok(&[
+        "preview",
+        f,
+        "--at",
+        "100000",
+        "-o",
+        dir.path().join("s.svg").to_str().unwrap(),
+    ]);
+    run_ok(&[
+        "plot",
+        f,
+        "-o",
+        dir.path().join("plot.svg").to_str().unwrap(),
+    ]);
+    let out = common::run(&[
+        "export",
+        f,
+        "-o",
+        dir.path().join("x.bvh").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        common::stderr(&out).contains("hours"),
+        "{}",
+        common::stderr(&out)
+    );
+    assert!(!dir.path().join("x.bvh").exists());
+    // Sampling, not playing: well under a minute even unoptimized (no timing asserted
+    // beyond "it finished"; the point is that it does not play 4 billion frames).
+    println!("took {:?}", started.elapsed());
+    let html = std::fs::read_to_string(dir.path().join("p.html")).unwrap();
+    assert!(html_frames(&html).len() <= 1501);
+}

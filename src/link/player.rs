@@ -104,19 +104,16 @@ pub struct Progress {
     pub link: String,
 }
 
-/// The 8 ms frames of one pass of the motion, as Sony's player would apply them.
-fn dense_poses(motion: &Motion) -> Vec<Vec<i32>> {
-    mtn::dense_frames(motion).map(|f| f.joints).collect()
-}
-
-/// Stream frame `k` of `loops` passes over `dense` (8 ms frames): the pose at 8 ms frame
-/// 2k and, when there is one, at 2k + 1.
-fn stream_frame(dense: &[Vec<i32>], loops: u64, k: u64) -> Option<StreamFrame> {
-    let total = dense.len() as u64 * loops;
+/// Stream frame `k` of `loops` passes over the motion (`pass` 8 ms frames each): the
+/// pose at 8 ms frame 2k and, when there is one, at 2k + 1. Frames are computed one by
+/// one, never the whole motion at once.
+fn stream_frame(motion: &Motion, pass: u64, loops: u64, k: u64) -> Option<StreamFrame> {
+    let total = pass.checked_mul(loops)?;
     let pose_at = |i: u64| -> Option<Angles> {
-        (i < total)
-            .then(|| Angles::from_slice(&dense[(i % dense.len() as u64) as usize]))
-            .flatten()
+        if i >= total {
+            return None;
+        }
+        Angles::from_slice(&mtn::dense_frame_at(motion, i % pass)?.joints)
     };
     let pose = pose_at(2 * k)?;
     let middle = pose_at(2 * k + 1);
@@ -264,16 +261,16 @@ async fn stream(
     info: BridgeInfo,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<PlayReport, LinkError> {
-    let dense = dense_poses(motion);
+    let pass = mtn::dense_frame_count(motion);
     let loops = u64::from(opts.loops.max(1));
-    let frames = (dense.len() as u64 * loops).div_ceil(2);
+    let frames = pass.saturating_mul(loops).div_ceil(2);
     let mut report = PlayReport {
         ending: Ending::Completed,
         bridge: Some(info.clone()),
         frames,
         frames_sent: 0,
         frames_skipped: 0,
-        lateness_us: Vec::with_capacity(frames as usize),
+        lateness_us: Vec::with_capacity(frames.min(1 << 20) as usize),
         reconnects: 0,
         status: None,
     };
@@ -308,7 +305,7 @@ async fn stream(
                     (k, deadline) = (k2, d2);
                 }
                 report.frames_skipped += k - next;
-                let Some(frame) = stream_frame(&dense, loops, k) else { break };
+                let Some(frame) = stream_frame(motion, pass, loops, k) else { break };
                 let bytes = client.encode(&Message::Frame(frame));
                 let sent = client.send_bytes(bytes);
                 report.lateness_us.push(Instant::now().saturating_duration_since(deadline).as_micros() as u64);

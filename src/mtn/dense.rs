@@ -34,6 +34,43 @@ pub fn dense_frame_count(motion: &Motion) -> u64 {
         + 1
 }
 
+/// Dense frame `index` alone, without playing the frames before it: a walk over the
+/// keyframes, so sampling a long motion (or one whose segments last hours) costs
+/// nothing like playing it. `None` past the end.
+pub fn dense_frame_at(motion: &Motion, index: u64) -> Option<DenseFrame> {
+    let mut start = 0u64;
+    for pair in motion.keyframes.windows(2) {
+        let (from, to) = (&pair[0], &pair[1]);
+        let n8 = firmware_bridge::sony::in_between_frames(to.frames_before);
+        let len = u64::from(n8) + 1;
+        if index < start + len {
+            let step = (index - start) as u32;
+            let at = |v0: i32, v1: i32| firmware_bridge::sony::interpolate(v0, v1, step, n8);
+            return Some(DenseFrame {
+                index,
+                body: [
+                    at(from.roll, to.roll),
+                    at(from.pitch, to.pitch),
+                    at(from.yaw, to.yaw),
+                ],
+                joints: from
+                    .joints
+                    .iter()
+                    .zip(&to.joints)
+                    .map(|(&a, &b)| at(a, b))
+                    .collect(),
+            });
+        }
+        start += len;
+    }
+    let last = motion.keyframes.last()?;
+    (index == start).then(|| DenseFrame {
+        index,
+        body: [last.roll, last.pitch, last.yaw],
+        joints: last.joints.clone(),
+    })
+}
+
 /// The dense frames of `motion`, computed lazily (a long motion is never held whole).
 pub fn dense_frames(motion: &Motion) -> DenseFrames<'_> {
     DenseFrames {

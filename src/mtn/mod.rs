@@ -8,7 +8,9 @@ mod json;
 mod read;
 mod write;
 
-pub use dense::{dense_frame_count, dense_frames, DenseFrame, DenseFrames, DENSE_FRAME_MS};
+pub use dense::{
+    dense_frame_at, dense_frame_count, dense_frames, DenseFrame, DenseFrames, DENSE_FRAME_MS,
+};
 pub use json::{from_json, to_json, JsonError, JSON_FORMAT};
 pub use read::{decode, Decoded};
 pub use write::{encode, EncodeError};
