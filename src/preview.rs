@@ -112,7 +112,7 @@ fn sample(figure: &Figure, motion: &Motion) -> Samples {
     }
     Samples {
         frames,
-        step_s: (stride as u64 * DENSE_FRAME_MS) as f64 / 1000.0,
+        step_s: (stride * DENSE_FRAME_MS) as f64 / 1000.0,
     }
 }
 
