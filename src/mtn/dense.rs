@@ -44,22 +44,7 @@ pub fn dense_frame_at(motion: &Motion, index: u64) -> Option<DenseFrame> {
         let n8 = firmware_bridge::sony::in_between_frames(to.frames_before);
         let len = u64::from(n8) + 1;
         if index < start + len {
-            let step = (index - start) as u32;
-            let at = |v0: i32, v1: i32| firmware_bridge::sony::interpolate(v0, v1, step, n8);
-            return Some(DenseFrame {
-                index,
-                body: [
-                    at(from.roll, to.roll),
-                    at(from.pitch, to.pitch),
-                    at(from.yaw, to.yaw),
-                ],
-                joints: from
-                    .joints
-                    .iter()
-                    .zip(&to.joints)
-                    .map(|(&a, &b)| at(a, b))
-                    .collect(),
-            });
+            return Some(in_between(index, from, to, (index - start) as u32, n8));
         }
         start += len;
     }
@@ -121,21 +106,7 @@ impl Iterator for DenseFrames<'_> {
         };
         let n8 = firmware_bridge::sony::in_between_frames(to.frames_before);
         let step = self.step;
-        let at = |v0: i32, v1: i32| firmware_bridge::sony::interpolate(v0, v1, step, n8);
-        let frame = DenseFrame {
-            index,
-            body: [
-                at(from.roll, to.roll),
-                at(from.pitch, to.pitch),
-                at(from.yaw, to.yaw),
-            ],
-            joints: from
-                .joints
-                .iter()
-                .zip(&to.joints)
-                .map(|(&v0, &v1)| at(v0, v1))
-                .collect(),
-        };
+        let frame = in_between(index, from, to, step, n8);
         if step == n8 {
             self.segment += 1;
             self.step = 0;
@@ -143,5 +114,24 @@ impl Iterator for DenseFrames<'_> {
             self.step += 1;
         }
         Some(frame)
+    }
+}
+
+/// Frame `step` (0 ..= n8) of the segment from `from` to `to`, by Sony's rule.
+fn in_between(index: u64, from: &Keyframe, to: &Keyframe, step: u32, n8: u32) -> DenseFrame {
+    let at = |v0: i32, v1: i32| firmware_bridge::sony::interpolate(v0, v1, step, n8);
+    DenseFrame {
+        index,
+        body: [
+            at(from.roll, to.roll),
+            at(from.pitch, to.pitch),
+            at(from.yaw, to.yaw),
+        ],
+        joints: from
+            .joints
+            .iter()
+            .zip(&to.joints)
+            .map(|(&v0, &v1)| at(v0, v1))
+            .collect(),
     }
 }
