@@ -1,0 +1,24 @@
+//! Any MTN that decodes can be plotted, previewed (animated, still, HTML) and exported
+//! without a panic, whatever its joint count, values or segment lengths.
+#![no_main]
+
+use aibo_motion::profile::Profile;
+use aibo_motion::{export, mtn, plot, preview};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(decoded) = mtn::decode(data) else { return };
+    let motion = decoded.motion;
+    let profile = Profile::for_design_label(&motion.design_label)
+        .or_else(|| Profile::builtin("ERS-7"))
+        .expect("built-in profiles");
+    let _ = plot::svg(&motion, &profile, "fuzz");
+    let _ = preview::svg(&motion, &profile, "fuzz", None);
+    let _ = preview::svg(&motion, &profile, "fuzz", Some(1.5));
+    let _ = preview::html(&motion, &profile, "fuzz");
+    // Exports write every frame (up to a million, ~230 MB of text): only short ones
+    // here, so the fuzzer spends its time on variety rather than on writing.
+    if mtn::dense_frame_count(&motion) <= 20_000 {
+        let _ = export::bvh(&motion, &profile, export::Rate::Grid);
+    }
+});
