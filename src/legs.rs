@@ -3,8 +3,12 @@
 //! limits.
 //!
 //! Robot frame: x forward, y to the robot's left, z up, millimetres, origin at the body
-//! centre. J1 swings the leg forward (+), J2 lifts it outward (+), J3 bends the knee
-//! (+, the lower leg swinging back). Geometry comes from the profile (`[legs]`).
+//! centre. J2 lifts a leg outward (+). J1 and J3 turn the same way as each other but
+//! opposite ways front and hind, as Tekkotsu's ERS-7.kin chains compute (its hind
+//! rotors and knees have the front ones' axes reversed): in front, + swings the leg and
+//! the lower leg forward; behind, + swings them back. So Sony's stand (J1 −5°, J3 30° on
+//! every leg) has the elbows pointing back and the hind knees forward, as a dog's do.
+//! Geometry comes from the profile (`[legs]`).
 
 use crate::profile::{Limits, Profile};
 use glam::DVec3;
@@ -107,10 +111,16 @@ impl Leg {
                     .into();
                 node
             };
+        // + about −y swings a hanging leg forward; the hind legs turn the other way.
+        let pitch_axis = if id.is_front() {
+            -na::Vector3::y()
+        } else {
+            na::Vector3::y()
+        };
         let j1 = revolute(
             "j1",
             na::Vector3::new(hip[0], side * hip[1], hip[2]),
-            -na::Vector3::y(),
+            pitch_axis,
             &limits[0],
         );
         // Outward is +y for a left leg: a turn about +x lifts a hanging leg that way.
@@ -120,19 +130,10 @@ impl Leg {
             side * na::Vector3::x(),
             &limits[1],
         );
-        // The knees bend opposite ways: a positive front knee swings the lower leg back,
-        // a positive hind knee forward (Tekkotsu's ERS-7.kin flips the hind knee's axis,
-        // and Sony's lying posture, hind J1 −119° with knee 122°, folds the paws under
-        // the hips only this way).
-        let knee_axis = if id.is_front() {
-            na::Vector3::y()
-        } else {
-            -na::Vector3::y()
-        };
         let j3 = revolute(
             "j3",
             na::Vector3::new(0.0, 0.0, -g.upper),
-            knee_axis,
+            pitch_axis,
             &limits[2],
         );
         let paw: k::Node<f64> = k::NodeBuilder::new()

@@ -5,9 +5,9 @@
 //! Frame: mm, x forward, y left, z up, origin at the body centre. Every joint turns
 //! about one axis of its parent's frame, right-handed, so a positive angle is:
 //! head tilt and nod, nose up (about −y); pan, to the left (+z); roll, about +x; mouth,
-//! jaw up (so negative opens it, as the robots' values do); legs as `legs.rs` (J1 about
-//! −y, J2 outward about ±x, J3 about +y in front and −y behind); tail tilt, tip up
-//! (about +y); tail pan, +z.
+//! jaw up (so negative opens it, as the robots' values do); legs as `legs.rs` (J1 and
+//! J3 about −y in front, +y behind; J2 outward about ±x); tail tilt, tip up (about +y);
+//! tail pan, +z.
 
 use glam::{DQuat, DVec3};
 use serde::Deserialize;
@@ -158,11 +158,12 @@ impl Skeleton {
                 continue;
             };
             let at = DVec3::new(hip[0], side * hip[1], hip[2]);
+            let pitch = if front { PITCH_UP } else { DVec3::Y };
             let b1 = s.add(
                 &format!("{prefix}_j1"),
                 Some(body_bone),
                 at,
-                Some(PITCH_UP),
+                Some(pitch),
                 Some(j1),
             );
             let b2 = s.add(
@@ -172,12 +173,11 @@ impl Skeleton {
                 Some(side * DVec3::X),
                 Some(j2),
             );
-            let knee = if front { DVec3::Y } else { DVec3::NEG_Y };
             let b3 = s.add(
                 &format!("{prefix}_j3"),
                 Some(b2),
                 DVec3::new(0.0, 0.0, -legs.upper),
-                Some(knee),
+                Some(pitch),
                 Some(j3),
             );
             s.add(
@@ -301,6 +301,66 @@ mod tests {
                 .unwrap();
             assert!((pose.positions[paw] - want).length() < 1e-9, "{id:?}");
         }
+    }
+
+    /// What Tekkotsu's ERS-7.kin chains (its Denavit-Hartenberg parameters, each joint
+    /// turning about its own frame's z) give for a positive turn of each leg joint from
+    /// the hanging rest pose, as the sign of the paw's forward (x) and outward (|y|)
+    /// movement: worked out from the file's figures by hand (and numerically).
+    #[test]
+    fn leg_senses_are_tekkotsus() {
+        let profile = Profile::builtin("ERS-7").unwrap();
+        let s = Skeleton::of(&profile).unwrap();
+        let rest = vec![0.0; profile.joints.len()];
+        let paw = |prefix: &str, angles: &[f64]| {
+            let i = s
+                .bones
+                .iter()
+                .position(|b| b.name == format!("{prefix}_paw"))
+                .unwrap();
+            s.pose(angles, [0.0; 3]).positions[i]
+        };
+        for (prefix, forward) in [("lf", 1.0), ("rf", 1.0), ("lh", -1.0), ("rh", -1.0)] {
+            for (joint, x_sign) in [("j1", forward), ("j3", forward)] {
+                let mut a = rest.clone();
+                a[profile
+                    .joints
+                    .iter()
+                    .position(|j| j.name == format!("{prefix}_{joint}"))
+                    .unwrap()] = 0.3;
+                let dx = paw(prefix, &a).x - paw(prefix, &rest).x;
+                assert!(
+                    dx * x_sign > 10.0,
+                    "{prefix}_{joint}: paw moved {dx} mm in x"
+                );
+            }
+            let mut a = rest.clone();
+            a[profile
+                .joints
+                .iter()
+                .position(|j| j.name == format!("{prefix}_j2"))
+                .unwrap()] = 0.3;
+            assert!(
+                paw(prefix, &a).y.abs() > paw(prefix, &rest).y.abs() + 10.0,
+                "{prefix}_j2 outward"
+            );
+        }
+        // Sony's stand: elbows behind the shoulder-paw line, hind knees in front of the
+        // hip-paw line, as a dog stands.
+        let stand: Vec<f64> = profile.postures["stand"].joints.clone();
+        let pose = s.pose(&stand, [0.0; 3]);
+        let at = |name: &str| pose.positions[s.bones.iter().position(|b| b.name == name).unwrap()];
+        let knee_ahead = |prefix: &str| {
+            let (hip, knee, paw) = (
+                at(&format!("{prefix}_j1")),
+                at(&format!("{prefix}_j3")),
+                at(&format!("{prefix}_paw")),
+            );
+            let t = (knee.z - hip.z) / (paw.z - hip.z);
+            knee.x - (hip.x + t * (paw.x - hip.x))
+        };
+        assert!(knee_ahead("lf") < 0.0, "front elbow points back");
+        assert!(knee_ahead("lh") > 0.0, "hind knee points forward");
     }
 
     #[test]
