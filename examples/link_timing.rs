@@ -11,10 +11,10 @@ use firmware_bridge::{Bridge, Config, Model};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
-fn percentiles(mut v: Vec<u64>) -> (f64, f64, f64) {
-    v.sort_unstable();
-    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize] as f64 / 1e3;
-    (at(0.5), at(0.99), at(1.0))
+/// p50, p99, max in milliseconds.
+fn percentiles_ms(v: &[u64]) -> (f64, f64, f64) {
+    let (a, b, c) = link::percentiles(v).expect("samples");
+    (a as f64 / 1e3, b as f64 / 1e3, c as f64 / 1e3)
 }
 
 fn main() {
@@ -91,7 +91,7 @@ fn main() {
     stop.store(true, Ordering::Relaxed);
     let run = server.join().unwrap();
 
-    let (p50, p99, max) = percentiles(report.lateness_us.clone());
+    let (p50, p99, max) = percentiles_ms(&report.lateness_us);
     println!(
         "host: {} frames of 16 ms sent, {} skipped; lateness against the schedule p50 {p50:.3} ms, p99 {p99:.3} ms, max {max:.3} ms",
         report.frames_sent, report.frames_skipped
@@ -112,7 +112,7 @@ fn main() {
         .collect();
     let intervals: Vec<u64> = rows.windows(2).map(|w| w[1] - w[0]).collect();
     let deviation: Vec<u64> = intervals.iter().map(|&i| i.abs_diff(8_000)).collect();
-    let (d50, d99, dmax) = percentiles(deviation);
+    let (d50, d99, dmax) = percentiles_ms(&deviation);
     let span = rows.last().unwrap() - rows[0];
     println!(
         "bridge: {} frames applied over {:.3} s ({} × 8 ms = {:.3} s); interval deviation from 8 ms p50 {d50:.3} ms, p99 {d99:.3} ms, max {dmax:.3} ms",

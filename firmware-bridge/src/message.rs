@@ -125,6 +125,34 @@ pub struct Counters {
     pub guarded: u32,
 }
 
+impl Counters {
+    /// Every counter with its name, in wire order.
+    pub fn named(&self) -> [(&'static str, u32); 7] {
+        [
+            ("bad", self.bad),
+            ("unauthenticated", self.unauthenticated),
+            ("replayed", self.replayed),
+            ("lost", self.lost),
+            ("late", self.late),
+            ("dropped", self.dropped),
+            ("guarded", self.guarded),
+        ]
+    }
+}
+
+/// `bad 0, unauthenticated 0, …`: every counter, for people.
+impl core::fmt::Display for Counters {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        for (i, (name, value)) in self.named().iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{name} {value}")?;
+        }
+        Ok(())
+    }
+}
+
 /// The bridge's report of itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Status {

@@ -251,14 +251,6 @@ fn warn_of_violations(motion: &crate::mtn::Motion, file: &Path) {
     }
 }
 
-/// p50, p99 and max of `values` (sorted copy), µs.
-pub fn percentiles(values: &[u64]) -> Option<(u64, u64, u64)> {
-    let mut v = values.to_vec();
-    v.sort_unstable();
-    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
-    (!v.is_empty()).then(|| (at(0.5), at(0.99), at(1.0)))
-}
-
 fn stats_text(r: &PlayReport) -> String {
     let mut t = if r.lateness_us.is_empty() {
         format!(
@@ -271,7 +263,7 @@ fn stats_text(r: &PlayReport) -> String {
             r.frames_sent, r.frames, r.frames_skipped, r.reconnects
         )
     };
-    if let Some((p50, p99, max)) = percentiles(&r.lateness_us) {
+    if let Some((p50, p99, max)) = link::percentiles(&r.lateness_us) {
         t.push_str(&format!(
             "host lateness against the 16 ms schedule: p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms\n",
             p50 as f64 / 1e3,
@@ -280,17 +272,10 @@ fn stats_text(r: &PlayReport) -> String {
         ));
     }
     if let Some(s) = &r.status {
-        let c = &s.counters;
         t.push_str(&format!(
-            "bridge: {}; bad {}, unauthenticated {}, replayed {}, lost {}, late {}, dropped {}, guarded {}\n",
+            "bridge: {}; {}\n",
             State::from_u8(s.state).map_or("unknown", State::name),
-            c.bad,
-            c.unauthenticated,
-            c.replayed,
-            c.lost,
-            c.late,
-            c.dropped,
-            c.guarded
+            s.counters
         ));
     }
     t
@@ -315,15 +300,11 @@ impl ProgressLine {
         let t = p.frame as f64 * 0.016;
         let total = p.frames as f64 * 0.016;
         let bridge = p.status.map_or(String::new(), |s| {
-            let c = s.counters;
             format!(
-                "  robot {} buffer {}  bad {} late {} lost {} guarded {}",
+                "  robot {} buffer {}  {}",
                 State::from_u8(s.state).map_or("?", State::name),
                 s.buffered,
-                c.bad,
-                c.late,
-                c.lost,
-                c.guarded
+                s.counters
             )
         });
         self.bar.set_message(format!(

@@ -16,6 +16,14 @@ pub use transport::Endpoint;
 
 use std::time::Duration;
 
+/// p50, p99 and max of `values` (a sorted copy), for timing reports.
+pub fn percentiles(values: &[u64]) -> Option<(u64, u64, u64)> {
+    let mut v = values.to_vec();
+    v.sort_unstable();
+    let at = |q: f64| v[((v.len() - 1) as f64 * q).round() as usize];
+    (!v.is_empty()).then(|| (at(0.5), at(0.99), at(1.0)))
+}
+
 /// What can go wrong on a link.
 #[derive(Debug, thiserror::Error)]
 pub enum LinkError {
@@ -33,4 +41,15 @@ pub enum LinkError {
     Refused(String),
     #[error("{0}")]
     Mismatch(String),
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn percentiles_pick_the_nearest_rank() {
+        let v: Vec<u64> = (1..=100).rev().collect();
+        assert_eq!(super::percentiles(&v), Some((51, 99, 100)));
+        assert_eq!(super::percentiles(&[7]), Some((7, 7, 7)));
+        assert_eq!(super::percentiles(&[]), None);
+    }
 }
