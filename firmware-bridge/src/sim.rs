@@ -239,8 +239,6 @@ impl Write for PortWriter {
 pub struct RunReport {
     pub ticks: u64,
     pub recorded: u64,
-    /// Intervals between consecutive ticks' actual times, µs.
-    pub intervals_us: Vec<u64>,
 }
 
 /// Runs the bridge on an 8 ms clock until `stop` is set; returns what it saw.
@@ -256,12 +254,12 @@ pub fn run(
     let mut link = Link {
         id: u64::MAX,
         writer: None,
+        outbox: Vec::new(),
     };
     let mut report = RunReport::default();
     let tick = Duration::from_micros(TICK_US);
     let start = Instant::now();
     let mut last_state = bridge.state();
-    let mut last_at: Option<Instant> = None;
     while !stop.load(Ordering::Relaxed) {
         let deadline = start + tick * report.ticks as u32;
         // Take what has arrived while waiting for the deadline.
@@ -291,13 +289,7 @@ pub fn run(
             }
         }
         let at = Instant::now();
-        if let Some(prev) = last_at.replace(at) {
-            report
-                .intervals_us
-                .push(at.duration_since(prev).as_micros() as u64);
-        }
-        let mut replies = Vec::new();
-        let output = bridge.tick(&mut |bytes| replies.extend_from_slice(bytes));
+        let output = bridge.tick(&mut |bytes| link.outbox.extend_from_slice(bytes));
         servos.follow(&output);
         if let Some(r) = &mut recorder {
             let before = r.rows;
@@ -306,10 +298,9 @@ pub fn run(
                 r.flush()?;
             }
         }
-        let position = servos.position().to_vec();
-        bridge.set_measured(&position);
+        bridge.set_measured(servos.position());
         report.ticks += 1;
-        link.send(&replies);
+        link.send_outbox();
         let state = bridge.state();
         if state != last_state {
             log(&format!("state: {}", state.name()));
@@ -330,18 +321,22 @@ pub fn run(
 struct Link {
     id: u64,
     writer: Option<Box<dyn Write + Send>>,
+    /// Replies waiting to be written, reused from tick to tick.
+    outbox: Vec<u8>,
 }
 
 impl Link {
-    fn send(&mut self, bytes: &[u8]) {
-        if bytes.is_empty() {
+    /// Writes and empties the outbox (a link that fails to write is dropped).
+    fn send_outbox(&mut self) {
+        if self.outbox.is_empty() {
             return;
         }
         if let Some(w) = &mut self.writer {
-            if w.write_all(bytes).and_then(|()| w.flush()).is_err() {
+            if w.write_all(&self.outbox).and_then(|()| w.flush()).is_err() {
                 self.writer = None;
             }
         }
+        self.outbox.clear();
     }
 }
 
@@ -350,15 +345,12 @@ fn handle_event(e: LinkEvent, bridge: &mut Bridge, link: &mut Link, log: &mut dy
         LinkEvent::Connected(id, w, who) => {
             log(&format!("link up: {who}"));
             bridge.link_lost();
-            *link = Link {
-                id,
-                writer: Some(w),
-            };
+            link.id = id;
+            link.writer = Some(w);
         }
         LinkEvent::Bytes(id, bytes) if id == link.id => {
-            let mut replies = Vec::new();
-            bridge.receive(&bytes, &mut |b| replies.extend_from_slice(b));
-            link.send(&replies);
+            bridge.receive(&bytes, &mut |b| link.outbox.extend_from_slice(b));
+            link.send_outbox();
         }
         LinkEvent::Disconnected(id, why) if id == link.id => {
             log(&format!("link down: {why}"));
