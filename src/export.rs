@@ -60,16 +60,14 @@ pub fn bvh(motion: &Motion, profile: &Profile, rate: Rate) -> Result<String, Str
             profile.joints.len()
         ));
     }
-    if let Some(b) = skeleton.bones.iter().skip(1).find(|b| {
-        b.axis.is_none()
-            && skeleton
-                .children(index_of(&skeleton, &b.name))
-                .next()
-                .is_some()
-    }) {
+    // A BVH joint without a channel cannot carry children (a profile with neither
+    // head_nod nor head_roll has such a head).
+    let fixed_parent = (1..skeleton.bones.len())
+        .find(|&i| skeleton.bones[i].axis.is_none() && skeleton.children(i).next().is_some());
+    if let Some(i) = fixed_parent {
         return Err(format!(
             "bone {:?} has children but no joint: BVH cannot hold it",
-            b.name
+            skeleton.bones[i].name
         ));
     }
     let mut out = String::from("HIERARCHY\n");
@@ -111,10 +109,6 @@ pub fn bvh(motion: &Motion, profile: &Profile, rate: Rate) -> Result<String, Str
         out.push('\n');
     }
     Ok(out)
-}
-
-fn index_of(s: &Skeleton, name: &str) -> usize {
-    s.bones.iter().position(|b| b.name == name).unwrap_or(0)
 }
 
 /// The joints in the order their channels appear, with each channel's sign.

@@ -217,6 +217,21 @@ pub struct Options {
     pub body_attitude: bool,
 }
 
+impl Default for Options {
+    /// `build`'s defaults: Sony's 16 ms grid, 0.5° tolerance, from and to standing.
+    fn default() -> Options {
+        Options {
+            frame_ms: 16,
+            tolerance: 0.5f64.to_radians(),
+            start_pose: "stand".into(),
+            end_pose: "stand".into(),
+            name: "motion".into(),
+            creator: "aibo-motion".into(),
+            body_attitude: false,
+        }
+    }
+}
+
 /// Speed limits keep this much headroom, so that rounding to µrad never tips a segment
 /// over its joint's limit.
 const SPEED_HEADROOM: f64 = 0.995;

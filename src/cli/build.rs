@@ -40,7 +40,7 @@ pub struct Args {
     #[arg(long, value_name = "MODEL|FILE.toml")]
     pub profile: Option<String>,
     /// Keyframe grid in ms (16 or a multiple).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = Options::default().frame_ms)]
     pub frame_ms: u32,
     /// Largest difference between the file's playback and the limited track, degrees.
     #[arg(long, default_value_t = 0.5)]
@@ -51,11 +51,11 @@ pub struct Args {
     /// Motion name (default `a_<start>#<end>_<input stem>`).
     #[arg(long)]
     pub name: Option<String>,
-    #[arg(long, default_value = "aibo-motion")]
+    #[arg(long, default_value_t = Options::default().creator)]
     pub creator: String,
-    #[arg(long, default_value = "stand")]
+    #[arg(long, default_value_t = Options::default().start_pose)]
     pub start_pose: String,
-    #[arg(long, default_value = "stand")]
+    #[arg(long, default_value_t = Options::default().end_pose)]
     pub end_pose: String,
     /// How the legs follow the limbs: joint angles, or paw positions by inverse kinematics.
     #[arg(long, value_enum, default_value_t = LegMode::Angles)]

@@ -234,15 +234,10 @@ fn motion_to_view(
                 crate::retarget::retarget(&clip, &profile, &[], crate::retarget::LegMode::Angles)
                     .map_err(anyhow::Error::msg)?;
             let options = crate::keyframes::Options {
-                frame_ms: 16,
-                tolerance: 0.5f64.to_radians(),
-                start_pose: "stand".into(),
-                end_pose: "stand".into(),
                 name: path
                     .file_stem()
                     .map_or_else(|| "motion".into(), |s| s.to_string_lossy().into_owned()),
-                creator: "aibo-motion".into(),
-                body_attitude: false,
+                ..crate::keyframes::Options::default()
             };
             let motion = crate::keyframes::build_motion(&tracks, &profile, &options)
                 .map_err(anyhow::Error::msg)?;
