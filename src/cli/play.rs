@@ -252,10 +252,16 @@ fn warn_of_violations(motion: &crate::mtn::Motion, file: &Path) {
 }
 
 fn stats_text(r: &PlayReport) -> String {
+    // Stored motions play on the robot's clock: no send times to report, and a motion
+    // played by name has a length only the robot knows.
     let mut t = if r.lateness_us.is_empty() {
+        let length = match r.frames {
+            0 => "the stored motion".to_string(),
+            n => format!("{n} frames of 16 ms"),
+        };
         format!(
-            "uploaded; {} frames of 16 ms played on the robot's clock, {} reconnects\n",
-            r.frames, r.reconnects
+            "{length} played on the robot's clock, {} reconnects\n",
+            r.reconnects
         )
     } else {
         format!(
