@@ -306,11 +306,23 @@ impl ProgressLine {
         let t = p.frame as f64 * 0.016;
         let total = p.frames as f64 * 0.016;
         let bridge = p.status.map_or(String::new(), |s| {
+            // Short enough for an 80-column terminal: only the counters that moved.
+            let trouble: Vec<String> = s
+                .counters
+                .named()
+                .iter()
+                .filter(|(_, v)| *v > 0)
+                .map(|(name, v)| format!("{name} {v}"))
+                .collect();
             format!(
-                "  robot {} buffer {}  {}",
+                "  robot {}, buffer {}, {}",
                 State::from_u8(s.state).map_or("?", State::name),
                 s.buffered,
-                s.counters
+                if trouble.is_empty() {
+                    "no errors".to_string()
+                } else {
+                    trouble.join(" ")
+                }
             )
         });
         self.bar.set_message(format!(
