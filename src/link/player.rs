@@ -438,6 +438,16 @@ async fn wait_for_state(
     Ok(client.last_status)
 }
 
+/// How long `bytes` take to cross the link: 10 bits a byte on a serial line (8N1), and
+/// a cautious 100 kB/s over TCP (an AIBO's 802.11b wireless).
+fn transfer_time(endpoint: &Endpoint, bytes: usize) -> Duration {
+    let bytes_per_s = match endpoint {
+        Endpoint::Serial { baud, .. } => f64::from((*baud).max(300)) / 10.0,
+        Endpoint::Tcp(_) => 100_000.0,
+    };
+    Duration::from_secs_f64(bytes as f64 / bytes_per_s)
+}
+
 /// Sends the motion's keyframes; retries a few times when some go missing.
 async fn upload_motion(
     client: &mut Client,
@@ -468,6 +478,7 @@ async fn upload_motion(
             ack::OK => {}
             code => return Err(LinkError::Refused(ack_text(code).into())),
         }
+        let mut queued = 0usize;
         for (i, kf) in motion.keyframes.iter().enumerate() {
             let frames_before = u16::try_from(kf.frames_before).map_err(|_| {
                 LinkError::Refused(format!(
@@ -478,12 +489,17 @@ async fn upload_motion(
             let angles = Angles::from_slice(&kf.joints).ok_or_else(|| {
                 LinkError::Mismatch("more joints than the protocol carries".into())
             })?;
-            client.send(&Message::UploadKeyframe {
+            let bytes = client.encode(&Message::UploadKeyframe {
                 index: i as u16,
                 frames_before,
                 angles,
-            })?;
+            });
+            queued += bytes.len();
+            client.send_bytes(bytes)?;
         }
+        // The keyframes are queued, not yet sent: on a slow line the acknowledgement can
+        // only come once they have all gone out.
+        let timeout = timeout + transfer_time(client.endpoint(), queued);
         last = client
             .request(&Message::UploadEnd { keyframes: count }, timeout)
             .await?;
@@ -562,5 +578,24 @@ async fn play_stored(
                 Err(_) => *client = reconnect(opts, &mut report, 0, progress).await?,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uploads_wait_as_long_as_the_line_needs() {
+        let serial = Endpoint::Serial {
+            path: "/dev/ttyUSB0".into(),
+            baud: 115_200,
+        };
+        // 8N1: ten bits a byte, so 11,520 bytes take one second at 115,200 baud.
+        assert_eq!(transfer_time(&serial, 11_520), Duration::from_secs(1));
+        assert_eq!(
+            transfer_time(&Endpoint::Tcp("aibo:7000".into()), 200_000),
+            Duration::from_secs(2)
+        );
     }
 }
