@@ -1,6 +1,6 @@
 //! `aibo-motion export`: a motion as a BVH of the robot's own skeleton.
 
-use super::{motion_to_view, Outcome, SourceArgs};
+use super::{motion_to_view, Outcome, ViewArgs};
 use crate::export::{self, Rate};
 use crate::fsio;
 use anyhow::{anyhow, Result};
@@ -24,16 +24,12 @@ pub struct Args {
     /// dense: every 8 ms frame the robot plays; grid: the keyframes' 16 ms grid.
     #[arg(long, value_enum, default_value_t = Rate::Dense)]
     pub rate: Rate,
-    /// ERS-210, ERS-220, ERS-7, a design label, or a profile .toml file. Default: the
-    /// model of the motion's design label.
-    #[arg(long, value_name = "MODEL|FILE.toml")]
-    pub profile: Option<String>,
     #[command(flatten)]
-    pub source: SourceArgs,
+    pub view: ViewArgs,
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
-    let (motion, profile) = motion_to_view(&args.file, args.profile.as_deref(), &args.source)?;
+    let (motion, profile) = motion_to_view(&args.file, &args.view)?;
     let text = export::bvh(&motion, &profile, args.rate)
         .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
     fsio::write_bytes(&args.output, &[&args.file], text.as_bytes())?;

@@ -194,14 +194,22 @@ fn seconds(ms: u64) -> String {
     format!("{:.3} s", ms as f64 / 1000.0)
 }
 
-/// A motion to look at, and its robot: an MTN file (its own model unless `profile` says
-/// otherwise), or motion capture built for `profile` with `build`'s defaults.
-fn motion_to_view(
-    path: &Path,
-    profile: Option<&str>,
-    source: &SourceArgs,
-) -> Result<(mtn::Motion, crate::profile::Profile)> {
+/// How `plot`, `preview` and `export` get a motion and its robot.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ViewArgs {
+    /// ERS-210, ERS-220, ERS-7, a design label, or a profile .toml file. Default for an
+    /// MTN: the model of its design label; motion capture needs one.
+    #[arg(long, value_name = "MODEL|FILE.toml")]
+    pub profile: Option<String>,
+    #[command(flatten)]
+    pub source: SourceArgs,
+}
+
+/// A motion to look at, and its robot: an MTN file (its own model unless `--profile`
+/// says otherwise), or motion capture built for `--profile` with `build`'s defaults.
+fn motion_to_view(path: &Path, view: &ViewArgs) -> Result<(mtn::Motion, crate::profile::Profile)> {
     use crate::profile::Profile;
+    let (profile, source) = (view.profile.as_deref(), &view.source);
     let data = fsio::read_input(path)?;
     match detect(&data, path)? {
         FileKind::Mtn => {

@@ -1,6 +1,6 @@
 //! `aibo-motion plot`: every joint's angle over time, as SVG.
 
-use super::{motion_to_view, Outcome, SourceArgs};
+use super::{motion_to_view, Outcome, ViewArgs};
 use crate::fsio;
 use anyhow::{anyhow, Result};
 use std::path::PathBuf;
@@ -20,16 +20,12 @@ pub struct Args {
     /// Output SVG file (`-` for stdout).
     #[arg(short, long)]
     pub output: PathBuf,
-    /// ERS-210, ERS-220, ERS-7, a design label, or a profile .toml file. Default for an
-    /// MTN: the model of its design label.
-    #[arg(long, value_name = "MODEL|FILE.toml")]
-    pub profile: Option<String>,
     #[command(flatten)]
-    pub source: SourceArgs,
+    pub view: ViewArgs,
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
-    let (motion, profile) = motion_to_view(&args.file, args.profile.as_deref(), &args.source)?;
+    let (motion, profile) = motion_to_view(&args.file, &args.view)?;
     let title = args
         .file
         .file_name()

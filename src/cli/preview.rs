@@ -1,6 +1,6 @@
 //! `aibo-motion preview`: an animated stick figure of the robot performing a motion.
 
-use super::{motion_to_view, Outcome, SourceArgs};
+use super::{motion_to_view, Outcome, ViewArgs};
 use crate::fsio;
 use anyhow::{anyhow, bail, Result};
 use std::path::PathBuf;
@@ -24,12 +24,8 @@ pub struct Args {
     /// A still of this moment (seconds from the start) instead of the animation.
     #[arg(long, value_name = "SECONDS")]
     pub at: Option<f64>,
-    /// ERS-210, ERS-220, ERS-7, a design label, or a profile .toml file. Default for an
-    /// MTN: the model of its design label.
-    #[arg(long, value_name = "MODEL|FILE.toml")]
-    pub profile: Option<String>,
     #[command(flatten)]
-    pub source: SourceArgs,
+    pub view: ViewArgs,
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
@@ -38,7 +34,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             bail!("--at {t}: give seconds from the start, 0 or more");
         }
     }
-    let (motion, profile) = motion_to_view(&args.file, args.profile.as_deref(), &args.source)?;
+    let (motion, profile) = motion_to_view(&args.file, &args.view)?;
     let title = args
         .file
         .file_name()
