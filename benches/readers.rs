@@ -8,7 +8,7 @@
 use aibo_motion::keyframes::{build_motion, Options};
 use aibo_motion::mtn;
 use aibo_motion::profile::Profile;
-use aibo_motion::retarget::{retarget, LegMode};
+use aibo_motion::retarget::{retarget, Options as RetargetOptions};
 use aibo_motion::source::{amc, asf, bvh};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -75,8 +75,8 @@ fn build_end_to_end(c: &mut Criterion) {
     group.bench_function("build", |b| {
         b.iter(|| {
             let clip = bvh::read(black_box(&data)).unwrap();
-            let tracks = retarget(&clip, &profile, &[], LegMode::Angles).unwrap();
-            let motion = build_motion(&tracks, &profile, &options).unwrap();
+            let tracks = retarget(&clip, &profile, &RetargetOptions::default()).unwrap();
+            let motion = build_motion(&tracks, &profile, &options).unwrap().motion;
             mtn::encode(&motion).unwrap()
         })
     });

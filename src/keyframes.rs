@@ -236,6 +236,15 @@ impl Default for Options {
 /// over its joint's limit.
 const SPEED_HEADROOM: f64 = 0.995;
 
+/// A motion made from tracks, and where the tracks play in it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Built {
+    pub motion: Motion,
+    /// When the source's first frame plays, in ms from the motion's start: after the
+    /// ramp from the start posture.
+    pub source_start_ms: u64,
+}
+
 /// A motion from retargeted tracks: every joint on the keyframe grid, within its limits
 /// and speed, starting in `start_pose` and ending in `end_pose` (reached at a
 /// speed-limited pace), reduced to the fewest keyframes the tolerance allows. Joints the
@@ -244,7 +253,7 @@ pub fn build_motion(
     tracks: &Tracks,
     profile: &Profile,
     options: &Options,
-) -> Result<Motion, String> {
+) -> Result<Built, String> {
     if options.frame_ms == 0 || options.frame_ms % 16 != 0 {
         return Err(format!(
             "frame time {} ms: keyframes lie on Sony's 16 ms grid, so use 16 or a multiple of it",
@@ -318,6 +327,7 @@ pub fn build_motion(
     let start_row = posture_row(start);
     let first = motion_row(0);
     let steps = ramp_length(&start_row, &first, &limits);
+    let source_start_ms = steps as u64 * u64::from(options.frame_ms);
     let mut rows = vec![start_row.clone()];
     rows.extend(ramp(&start_row, &first, steps));
     if steps == 0 {
@@ -341,7 +351,7 @@ pub fn build_motion(
             keys.len()
         ));
     }
-    Ok(Motion {
+    let motion = Motion {
         name: options.name.clone(),
         creator: options.creator.clone(),
         design_label: profile.design_label.clone(),
@@ -349,6 +359,10 @@ pub fn build_motion(
         locators: profile.joints.iter().map(|j| j.locator.clone()).collect(),
         keyframes: to_keyframes(&grid, &keys, steps_per_frame),
         layout: Layout::default(),
+    };
+    Ok(Built {
+        motion,
+        source_start_ms,
     })
 }
 

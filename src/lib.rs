@@ -12,6 +12,7 @@ pub mod fsio;
 pub mod keyframes;
 pub mod kinematics;
 pub mod legs;
+pub mod likeness;
 pub mod link;
 pub mod mtn;
 pub mod oda;

@@ -9,9 +9,17 @@ use aibo_motion::keyframes::{build_motion, Options};
 use aibo_motion::kinematics::world_pose;
 use aibo_motion::legs::{Leg, LegId};
 use aibo_motion::profile::Profile;
-use aibo_motion::retarget::{retarget, LegMode};
+use aibo_motion::retarget::{self, retarget, LegMode};
 use aibo_motion::source::bvh;
 use glam::DVec3;
+
+/// Retargeting with the legs following the paws.
+fn ik() -> retarget::Options {
+    retarget::Options {
+        legs: LegMode::Ik,
+        ..retarget::Options::default()
+    }
+}
 
 fn close(a: DVec3, b: DVec3, tol: f64) -> bool {
     (a - b).length() <= tol
@@ -109,7 +117,7 @@ fn paws_follow_the_hand_within_a_millimetre() {
     let text = common::performer_bvh(&arm_path(), 1.0 / 30.0);
     let clip = bvh::read(text.as_bytes()).unwrap();
     let profile = Profile::builtin("ERS-7").unwrap();
-    let tracks = retarget(&clip, &profile, &[], LegMode::Ik).unwrap();
+    let tracks = retarget(&clip, &profile, &ik()).unwrap();
     let leg = Leg::of(&profile, LegId::LeftFront).unwrap();
     assert!(tracks
         .drivers
@@ -158,7 +166,7 @@ fn the_written_motion_keeps_the_paw_on_the_path() {
     let text = common::performer_bvh(&arm_path(), 1.0 / 30.0);
     let clip = bvh::read(text.as_bytes()).unwrap();
     let profile = Profile::builtin("ERS-7").unwrap();
-    let tracks = retarget(&clip, &profile, &[], LegMode::Ik).unwrap();
+    let tracks = retarget(&clip, &profile, &ik()).unwrap();
     let options = Options {
         frame_ms: 16,
         tolerance: 0.5f64.to_radians(),
@@ -168,7 +176,7 @@ fn the_written_motion_keeps_the_paw_on_the_path() {
         creator: "t".into(),
         body_attitude: false,
     };
-    let motion = build_motion(&tracks, &profile, &options).unwrap();
+    let motion = build_motion(&tracks, &profile, &options).unwrap().motion;
     let leg = Leg::of(&profile, LegId::LeftFront).unwrap();
     let columns = leg.joints.map(|j| {
         motion

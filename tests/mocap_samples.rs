@@ -199,7 +199,7 @@ fn every_sample_builds_a_clean_motion_for_every_model_and_leg_mode() {
     use aibo_motion::check::check;
     use aibo_motion::keyframes::{build_motion, Options};
     use aibo_motion::profile::Profile;
-    use aibo_motion::retarget::{retarget, LegMode};
+    use aibo_motion::retarget::{self, retarget, LegMode};
 
     let (Some(mocap), Some(mrtk)) = (
         common::shared_dir("mocap-samples"),
@@ -244,7 +244,11 @@ fn every_sample_builds_a_clean_motion_for_every_model_and_leg_mode() {
                     .iter()
                     .flat_map(|p| modes.iter().map(move |m| (p, m)))
                 {
-                    let tracks = retarget(&clip, profile, &[], mode).unwrap();
+                    let options = retarget::Options {
+                        legs: mode,
+                        ..Default::default()
+                    };
+                    let tracks = retarget(&clip, profile, &options).unwrap();
                     let options = Options {
                         frame_ms: 16,
                         tolerance: 0.5f64.to_radians(),
@@ -254,7 +258,7 @@ fn every_sample_builds_a_clean_motion_for_every_model_and_leg_mode() {
                         creator: "t".into(),
                         body_attitude: false,
                     };
-                    let motion = build_motion(&tracks, profile, &options).unwrap();
+                    let motion = build_motion(&tracks, profile, &options).unwrap().motion;
                     let report = check(&motion, profile);
                     assert!(
                         report.violations.is_empty(),

@@ -197,7 +197,7 @@ fn damaged_recordings_fail_with_an_offset() {
 #[test]
 fn a_tracked_hand_drives_the_same_side_front_leg() {
     use aibo_motion::profile::Profile;
-    use aibo_motion::retarget::{retarget, LegMode};
+    use aibo_motion::retarget::{retarget, Options};
     // Version 1.1, camera and hands. The head at 1.6 m looking down Unity's +z; the left
     // hand (Unity's −x is the wearer's left) held straight forward at shoulder height,
     // tracked; the right hand never tracked.
@@ -228,16 +228,32 @@ fn a_tracked_hand_drives_the_same_side_front_leg() {
     w.i32(0);
     let clip = mrtk::read(&with_header(1, 1, &w.0), Some(10.0)).unwrap();
     let profile = Profile::builtin("ERS-7").unwrap();
-    let tracks = retarget(&clip, &profile, &[], LegMode::Angles).unwrap();
+    let tracks = retarget(&clip, &profile, &Options::default()).unwrap();
     let value = |joint: &str| {
         let i = profile.joints.iter().position(|j| j.name == joint).unwrap();
         tracks.joints[i].as_ref().unwrap()[5].to_degrees()
     };
-    // Arm straight forward: swing 90° on top of the stand posture's −5°.
-    assert!((value("lf_j1") - 85.0).abs() < 1e-3, "{}", value("lf_j1"));
-    assert!((value("lf_j2") - 3.0).abs() < 1e-3, "{}", value("lf_j2"));
-    // The untracked right hand hangs: the stand posture.
-    assert!((value("rf_j1") + 5.0).abs() < 1e-3, "{}", value("rf_j1"));
+    let offset = |joint: &str| {
+        let m = profile.mappings.iter().find(|m| m.joint == joint).unwrap();
+        m.offset_deg
+    };
+    // Arm straight forward: swing 90° on top of the mapping's offset (the leg hanging).
+    assert!(
+        (value("lf_j1") - 90.0 - offset("lf_j1")).abs() < 1e-3,
+        "{}",
+        value("lf_j1")
+    );
+    assert!(
+        (value("lf_j2") - offset("lf_j2")).abs() < 1e-3,
+        "{}",
+        value("lf_j2")
+    );
+    // The untracked right hand hangs: swing 0.
+    assert!(
+        (value("rf_j1") - offset("rf_j1")).abs() < 1e-3,
+        "{}",
+        value("rf_j1")
+    );
     assert!(tracks
         .drivers
         .iter()

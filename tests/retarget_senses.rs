@@ -5,7 +5,7 @@
 mod common;
 
 use aibo_motion::profile::{load_mappings, Mapping, Profile};
-use aibo_motion::retarget::{retarget, LegMode, Tracks};
+use aibo_motion::retarget::{retarget, Options, Tracks};
 use aibo_motion::source::bvh;
 
 /// A two-frame performance: at rest, then with `moves` applied (joint, axis, degrees).
@@ -22,7 +22,15 @@ fn tracks_with(
     let clip = bvh::read(text.as_bytes()).unwrap();
     let profile = Profile::builtin(profile).unwrap();
     (
-        retarget(&clip, &profile, overrides, LegMode::Angles).unwrap(),
+        retarget(
+            &clip,
+            &profile,
+            &Options {
+                overrides: overrides.to_vec(),
+                ..Options::default()
+            },
+        )
+        .unwrap(),
         profile,
     )
 }
@@ -127,12 +135,17 @@ fn turning_the_whole_body_moves_nothing() {
 
 #[test]
 fn standing_straight_gives_the_stand_posture() {
-    let (t, p) = tracks("ERS-7", &[]);
-    let stand = &p.postures["stand"];
-    for (i, joint) in p.joints.iter().enumerate() {
-        if let Some(track) = &t.joints[i] {
-            let diff = (track[0] - stand.joints[i]).to_degrees().abs();
-            assert!(diff < 1e-6, "{}: {diff}°", joint.name);
+    // The head exactly; the legs within 5°: their mappings straighten Sony's stand a
+    // little toward a straight-limbed performer (the profiles say why).
+    for model in ["ERS-210", "ERS-220", "ERS-7"] {
+        let (t, p) = tracks(model, &[]);
+        let stand = &p.postures["stand"];
+        for (i, joint) in p.joints.iter().enumerate() {
+            if let Some(track) = &t.joints[i] {
+                let diff = (track[0] - stand.joints[i]).to_degrees().abs();
+                let bound = if joint.name.contains("_j") { 5.0 } else { 0.0 };
+                assert!(diff <= bound + 1e-6, "{model} {}: {diff}°", joint.name);
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ use aibo_motion::check::{check, Violation};
 use aibo_motion::keyframes::{build_motion, Options};
 use aibo_motion::mtn;
 use aibo_motion::profile::Profile;
-use aibo_motion::retarget::{retarget, LegMode};
+use aibo_motion::retarget::{retarget, Options as RetargetOptions};
 use aibo_motion::source::bvh;
 use libfuzzer_sys::fuzz_target;
 
@@ -18,7 +18,7 @@ fuzz_target!(|data: &[u8]| {
     }
     for model in ["ERS-210", "ERS-7"] {
         let profile = Profile::builtin(model).unwrap();
-        let Ok(tracks) = retarget(&clip, &profile, &[], LegMode::Angles) else {
+        let Ok(tracks) = retarget(&clip, &profile, &RetargetOptions::default()) else {
             return;
         };
         let options = Options {
@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
             creator: "fuzz".into(),
             body_attitude: true,
         };
-        if let Ok(motion) = build_motion(&tracks, &profile, &options) {
+        if let Ok(motion) = build_motion(&tracks, &profile, &options).map(|b| b.motion) {
             mtn::encode(&motion).unwrap();
             let report = check(&motion, &profile);
             assert!(

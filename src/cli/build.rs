@@ -3,8 +3,9 @@
 
 use super::{detect, json_text, load_clip, print_stdout, FileKind, Outcome};
 use crate::keyframes::{build_motion, Options};
+use crate::likeness::{likeness, Figure, Likeness};
 use crate::profile::{load_mappings, Profile};
-use crate::retarget::{retarget, LegMode};
+use crate::retarget::{self, retarget, LegMode};
 use crate::source::cores;
 use crate::{fsio, mtn};
 use anyhow::{Context, Result};
@@ -63,6 +64,13 @@ pub struct Args {
     /// Body roll, pitch and yaw from the performer's pelvis (default: the posture's).
     #[arg(long)]
     pub body_attitude: bool,
+    /// A source frame (from 0) on which the performer looks straight ahead. The head's
+    /// turns, nods and tilts are measured relative to the body, against this frame's
+    /// relation of head to body; the default is the take's typical relation (its mean
+    /// over every frame), which assumes the performer mostly looks ahead. A headset
+    /// (MRTK) knows where it looks and ignores this.
+    #[arg(long, value_name = "N")]
+    pub neutral_frame: Option<usize>,
     /// A JSON summary on stdout (keyframes, duration, mapping used, warnings).
     #[arg(long)]
     pub json: bool,
@@ -181,6 +189,7 @@ struct Summary {
     held: Vec<String>,
     warnings: Vec<String>,
     notes: Vec<String>,
+    likeness: Option<Likeness>,
 }
 
 impl Summary {
@@ -200,12 +209,13 @@ impl Summary {
             "held": self.held,
             "warnings": self.warnings,
             "notes": self.notes,
+            "likeness": self.likeness.as_ref().map(likeness_json),
         })
     }
 
     fn text(&self, detailed: bool) -> String {
         let mut t = String::new();
-        let _ = writeln!(
+        let _ = write!(
             t,
             "{}: {} keyframes, {:.3} s, for the {}",
             self.output.display(),
@@ -213,6 +223,12 @@ impl Summary {
             self.duration_s,
             self.profile_title
         );
+        match (&self.likeness, detailed) {
+            (Some(l), false) => {
+                let _ = writeln!(t, "; likeness {:.1}° median", l.overall.median_deg);
+            }
+            _ => t.push('\n'),
+        }
         if detailed {
             for d in &self.drivers {
                 let _ = writeln!(
@@ -226,8 +242,95 @@ impl Summary {
             if !self.held.is_empty() {
                 let _ = writeln!(t, "  held at the posture: {}", self.held.join(", "));
             }
+            if let Some(l) = &self.likeness {
+                likeness_text(&mut t, l);
+            }
         }
         t
+    }
+}
+
+fn figure_json(f: &Figure) -> serde_json::Value {
+    json!({
+        "median_deg": round2(f.median_deg),
+        "p90_deg": round2(f.p90_deg),
+        "over_45_share": round4(f.over_45),
+    })
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+fn round4(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+fn likeness_json(l: &Likeness) -> serde_json::Value {
+    let segments: Vec<_> = l
+        .segments
+        .iter()
+        .map(|s| {
+            let mut v = figure_json(&s.figure);
+            v["performer"] = json!(s.performer);
+            v["robot"] = json!(s.robot);
+            v
+        })
+        .collect();
+    let beyond: Vec<_> = l
+        .beyond_limits
+        .iter()
+        .map(|b| {
+            let joints: serde_json::Map<String, serde_json::Value> = b
+                .joints
+                .iter()
+                .map(|(j, share)| (j.clone(), json!(round4(*share))))
+                .collect();
+            json!({"limb": b.limb, "share": round4(b.share), "joints": joints})
+        })
+        .collect();
+    let mut v = figure_json(&l.overall);
+    v["segments"] = json!(segments);
+    v["head"] = l.head.as_ref().map_or(serde_json::Value::Null, figure_json);
+    v["beyond_limits"] = json!(beyond);
+    v
+}
+
+/// The likeness block of a build's summary.
+fn likeness_text(t: &mut String, l: &Likeness) {
+    let line = |f: &Figure| {
+        format!(
+            "median {:5.1}°, 90th percentile {:5.1}°, {:4.1}% over 45°",
+            f.median_deg,
+            f.p90_deg,
+            100.0 * f.over_45
+        )
+    };
+    let _ = writeln!(
+        t,
+        "  likeness (angle between the performer's segments and the robot's): {}",
+        line(&l.overall)
+    );
+    for s in &l.segments {
+        let pair = format!("{} ~ {}", s.performer, s.robot);
+        let _ = writeln!(t, "    {pair:<32} {}", line(&s.figure));
+    }
+    if let Some(head) = &l.head {
+        let _ = writeln!(t, "    {:<32} {}", "head direction", line(head));
+    }
+    for b in &l.beyond_limits {
+        let joints: Vec<String> = b
+            .joints
+            .iter()
+            .map(|(j, s)| format!("{j} {:.0}%", 100.0 * s))
+            .collect();
+        let _ = writeln!(
+            t,
+            "    {} asks past the joint limits on {:.0}% of frames ({}): those poses are out of reach",
+            b.limb.replace('_', " "),
+            100.0 * b.share,
+            joints.join(", ")
+        );
     }
 }
 
@@ -274,7 +377,21 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             input.display()
         );
     }
-    let tracks = retarget(&clip, &profile, &overrides, args.legs).map_err(anyhow::Error::msg)?;
+    let neutral = match args.neutral_frame {
+        Some(n) if n >= clip.frames => anyhow::bail!(
+            "--neutral-frame {n}: {} has frames 0 to {}",
+            input.display(),
+            clip.frames - 1
+        ),
+        Some(n) => retarget::Neutral::Frame(n),
+        None => retarget::Neutral::Typical,
+    };
+    let retarget_options = retarget::Options {
+        overrides,
+        legs: args.legs,
+        neutral,
+    };
+    let tracks = retarget(&clip, &profile, &retarget_options).map_err(anyhow::Error::msg)?;
     let options = Options {
         frame_ms: args.frame_ms,
         tolerance: args.tolerance_deg.to_radians(),
@@ -287,7 +404,9 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         creator: args.creator.clone(),
         body_attitude: args.body_attitude,
     };
-    let motion = build_motion(&tracks, &profile, &options).map_err(anyhow::Error::msg)?;
+    let built = build_motion(&tracks, &profile, &options).map_err(anyhow::Error::msg)?;
+    let likeness = likeness(&tracks, &profile, &built);
+    let motion = built.motion;
     let bytes = mtn::encode(&motion)?;
     fsio::write_bytes(output, &[input], &bytes)?;
 
@@ -315,6 +434,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         held,
         warnings,
         notes: clip.notes,
+        likeness,
     })
 }
 
@@ -352,5 +472,6 @@ fn build_from_json(input: &Path, output: &Path, data: &[u8]) -> Result<Summary> 
         held: Vec::new(),
         warnings,
         notes: Vec::new(),
+        likeness: None,
     })
 }

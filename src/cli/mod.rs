@@ -239,7 +239,7 @@ fn motion_to_view(path: &Path, view: &ViewArgs) -> Result<(mtn::Motion, crate::p
                 anyhow::bail!("{}: the file holds no frames", path.display());
             }
             let tracks =
-                crate::retarget::retarget(&clip, &profile, &[], crate::retarget::LegMode::Angles)
+                crate::retarget::retarget(&clip, &profile, &crate::retarget::Options::default())
                     .map_err(anyhow::Error::msg)?;
             let options = crate::keyframes::Options {
                 name: path
@@ -247,9 +247,9 @@ fn motion_to_view(path: &Path, view: &ViewArgs) -> Result<(mtn::Motion, crate::p
                     .map_or_else(|| "motion".into(), |s| s.to_string_lossy().into_owned()),
                 ..crate::keyframes::Options::default()
             };
-            let motion = crate::keyframes::build_motion(&tracks, &profile, &options)
+            let built = crate::keyframes::build_motion(&tracks, &profile, &options)
                 .map_err(anyhow::Error::msg)?;
-            Ok((motion, profile))
+            Ok((built.motion, profile))
         }
         FileKind::Oda => anyhow::bail!(
             "{}: an ODA archive holds several motions: extract one with `aibo-motion oda extract`",

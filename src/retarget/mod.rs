@@ -1,0 +1,270 @@
+//! Clip + profile → joint-angle tracks: what each AIBO joint does on each frame of a
+//! human (or headset) motion.
+//!
+//! The source skeleton is read for its body parts by name ([`body`]), and the performer
+//! is measured from world positions in its own body frame, taken anew on every frame
+//! ([`performer`]), so that neither the skeleton's joint-axis conventions nor a
+//! performer who turns around change what the robot does:
+//! - `head.yaw` (turned to its left +), `head.pitch` (nodding down +), `head.roll`
+//!   (right ear down +): the head's turn relative to the body frame, against a neutral
+//!   relation in which the performer looks straight ahead;
+//! - `<limb>.swing` (forward +, 0 hanging straight down), `<limb>.abduction` (outward +):
+//!   the direction of the upper bone; `<limb>.bend` (0 straight): the elbow or knee.
+//!
+//! A profile's `[[mapping]]` entries turn measures into joint values:
+//! `joint = sign · scale · measure + offset`.
+
+mod body;
+mod performer;
+
+pub use body::{normalize, Body, Limb};
+pub use performer::{BodyFrame, HeadTrack, LimbTrack, Neutral, Performer};
+
+use crate::legs::{Leg, LegId};
+use crate::profile::{Mapping, Profile};
+use crate::source::Clip;
+use glam::DVec3;
+
+/// What drove a robot joint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Driver {
+    pub joint: String,
+    pub measure: String,
+    /// The source joints the measure reads.
+    pub source: Vec<String>,
+}
+
+/// Robot joint tracks, one per profile joint (radians, one value per clip frame), and
+/// which ones had a source; joints without one hold `None` (the caller holds a posture).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tracks {
+    pub joints: Vec<Option<Vec<f64>>>,
+    pub drivers: Vec<Driver>,
+    pub frame_time: f64,
+    /// Frames of the source, which the motion lasts whatever drives it.
+    pub frames: usize,
+    /// The source body's roll (leaning right +), pitch (leaning back +) and yaw (turned
+    /// left + since the first frame), radians per frame, as MTN's body attitude means
+    /// them; `None` without a pelvis.
+    pub body: Option<[Vec<f64>; 3]>,
+    /// What the tracks were measured from.
+    pub performer: Performer,
+}
+
+/// How the legs follow the performer's limbs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LegMode {
+    /// Joint angles from the limbs' swing, abduction and bend (the profile's mappings).
+    #[default]
+    Angles,
+    /// Paw positions: each hand and foot, relative to its shoulder or hip and scaled to
+    /// the leg's length, moves the paw from its stand position; inverse kinematics
+    /// finds the angles.
+    Ik,
+}
+
+/// How a clip is retargeted.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Options {
+    /// Mappings that replace the profile's for the same joint.
+    pub overrides: Vec<Mapping>,
+    pub legs: LegMode,
+    /// Where the performer's head looks straight ahead.
+    pub neutral: Neutral,
+}
+
+/// Tracks for every profile joint that a mapping drives and the clip can measure.
+/// With [`LegMode::Ik`], legs with geometry in the profile follow paw positions instead.
+pub fn retarget(clip: &Clip, profile: &Profile, options: &Options) -> Result<Tracks, String> {
+    let mut mappings: Vec<&Mapping> = profile.mappings.iter().collect();
+    for o in &options.overrides {
+        if profile.joint_by_name(&o.joint).is_none() {
+            return Err(format!(
+                "mapping for {:?}: the {} has no such joint",
+                o.joint, profile.model
+            ));
+        }
+        mappings.retain(|m| m.joint != o.joint);
+        mappings.push(o);
+    }
+    let body = Body::find(&clip.skeleton);
+    let performer = Performer::measure(clip, &body, options.neutral);
+
+    let mut joints: Vec<Option<Vec<f64>>> = vec![None; profile.joints.len()];
+    let mut drivers = Vec::new();
+    for m in mappings {
+        let Some(index) = profile.joints.iter().position(|j| j.name == m.joint) else {
+            return Err(format!(
+                "mapping for {:?}: no such joint in the profile",
+                m.joint
+            ));
+        };
+        let Some((part, what)) = m.measure.split_once('.') else {
+            return Err(format!(
+                "mapping for {:?}: measure {:?} is not part.measure",
+                m.joint, m.measure
+            ));
+        };
+        let (values, source) = if part == "head" {
+            let Some(head) = &performer.head else {
+                continue;
+            };
+            let values = head
+                .axes
+                .iter()
+                .map(|&(forward, left)| head_measure(forward, left, what))
+                .collect::<Option<Vec<f64>>>();
+            (values, vec![head.source.clone()])
+        } else {
+            let Some(limb) = Limb::ALL.iter().copied().find(|l| l.name() == part) else {
+                return Err(format!(
+                    "mapping for {:?}: unknown body part {part:?}",
+                    m.joint
+                ));
+            };
+            let Some(track) = performer.limb(limb) else {
+                continue;
+            };
+            let values = track
+                .bones
+                .iter()
+                .map(|&(upper, lower)| limb_measure(upper, lower, limb.is_left(), what))
+                .collect::<Option<Vec<f64>>>();
+            (values, track.source.clone())
+        };
+        let Some(values) = values else {
+            return Err(format!(
+                "mapping for {:?}: unknown measure {:?}",
+                m.joint, m.measure
+            ));
+        };
+        drivers.push(Driver {
+            joint: m.joint.clone(),
+            measure: m.measure.clone(),
+            source,
+        });
+        let (k, offset) = (m.sign * m.scale, m.offset_deg.to_radians());
+        joints[index] = Some(values.into_iter().map(|v| k * v + offset).collect());
+    }
+    if options.legs == LegMode::Ik {
+        // The four legs solve independently: one thread each.
+        let solved: Vec<SolvedLeg> = std::thread::scope(|scope| {
+            let handles: Vec<_> = LegId::ALL
+                .into_iter()
+                .zip(Limb::ALL)
+                .filter_map(|(id, limb)| Some((Leg::of(profile, id)?, limb, performer.limb(limb)?)))
+                .map(|(leg, limb, track)| {
+                    scope.spawn(move || {
+                        let angles = follow_paw(&leg, profile, track);
+                        (leg, limb, track.source.clone(), angles)
+                    })
+                })
+                .collect();
+            handles.into_iter().filter_map(|h| h.join().ok()).collect()
+        });
+        for (leg, limb, source, angles) in solved {
+            for (k, &joint) in leg.joints.iter().enumerate() {
+                let name = &profile.joints[joint].name;
+                joints[joint] = Some(angles.iter().map(|a| a[k]).collect());
+                drivers.retain(|d| &d.joint != name);
+                drivers.push(Driver {
+                    joint: name.clone(),
+                    measure: format!("{}.ik", limb.name()),
+                    source: source.clone(),
+                });
+            }
+        }
+    }
+    let body = body.pelvis.map(|_| performer.attitude());
+    Ok(Tracks {
+        joints,
+        drivers,
+        frame_time: clip.frame_time,
+        frames: clip.frames,
+        body,
+        performer,
+    })
+}
+
+/// A leg, the limb that drove it, the limb's source joints, and its angles per frame.
+type SolvedLeg = (Leg, Limb, Vec<String>, Vec<[f64; 3]>);
+
+/// Leg angles per frame that put the paw where the performer's hand or foot is: its
+/// offset from hanging straight down, scaled from the limb's length to the leg's, added
+/// to the paw's stand position. A frame the solver cannot reach keeps the last angles.
+/// (The unreachable: the performer's hand behind the back, a foot above the hip.)
+fn follow_paw(leg: &Leg, profile: &Profile, track: &LimbTrack) -> Vec<[f64; 3]> {
+    let stand = profile
+        .postures
+        .get("stand")
+        .map_or([0.0; 3], |p| leg.joints.map(|j| p.joints[j]));
+    let stand_paw = leg.paw(stand);
+    let scale = if track.length > 1e-9 {
+        leg.length / track.length
+    } else {
+        0.0
+    };
+    let hanging = DVec3::new(0.0, 0.0, -track.length);
+    let mut current = stand;
+    let mut lost = false;
+    track
+        .bones
+        .iter()
+        .map(|&(upper, lower)| {
+            let reach = upper + lower;
+            let target = stand_paw + (reach - hanging) * scale;
+            // After a miss, try only from where the leg is until it finds the path again:
+            // a long stretch out of reach would otherwise cost every guess every frame.
+            let found = if lost {
+                leg.reach_near(target, current)
+            } else {
+                leg.reach(target, current)
+            };
+            lost = found.is_none();
+            if let Some(angles) = found {
+                current = angles;
+            }
+            current
+        })
+        .collect()
+}
+
+/// yaw (to the left +), pitch (nodding down +), roll (right ear down +) of the head
+/// from its forward and left axes in body coordinates, radians; `None` for an unknown
+/// measure.
+fn head_measure(forward: DVec3, left: DVec3, what: &str) -> Option<f64> {
+    let f = forward;
+    Some(match what {
+        "yaw" => f.y.atan2(f.x),
+        "pitch" => (-f.z).atan2(f.x.hypot(f.y)),
+        "roll" => left.z.atan2(left.y),
+        _ => return None,
+    })
+}
+
+/// swing (forward +, 0 straight down), abduction (outward +), bend (0 straight) of a
+/// limb from its upper and lower bones in body coordinates.
+fn limb_measure(upper: DVec3, lower: DVec3, left: bool, what: &str) -> Option<f64> {
+    let d = upper.normalize_or_zero();
+    let (f, l, u) = (d.x, d.y, d.z);
+    let outward = if left { l } else { -l };
+    Some(match what {
+        "swing" => f.atan2(-u),
+        "abduction" => outward.atan2(f.hypot(u)),
+        "bend" => upper.angle_between(lower).min(std::f64::consts::PI),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_normalize_across_vocabularies() {
+        assert_eq!(normalize("mixamorig:LeftArm"), "leftarm");
+        assert_eq!(normalize("Character1_LeftUpLeg"), "leftupleg");
+        assert_eq!(normalize("UpperArm_L"), "upperarml");
+        assert_eq!(normalize("lhumerus"), "lhumerus");
+    }
+}
