@@ -245,7 +245,6 @@ fn world_turns(pose: &Pose) -> Vec<DQuat> {
     for (j, (_, parent, _)) in JOINTS.iter().enumerate() {
         let p = parent.map_or(DQuat::IDENTITY, |p| world[p]);
         world.push(p * pose.turns[j]);
-        let _ = j;
     }
     world
 }
@@ -315,11 +314,13 @@ fn bvh(c: &Convention, poses: &[Pose], frame_time: f64) -> String {
         let mut values = Vec::new();
         for &j in &order {
             let parent = JOINTS[j].1;
-            if parent.is_none() {
-                values.extend((w * pose.hips).to_array());
-            } else if c.positions_everywhere {
-                let o = c.axes[parent.unwrap()].inverse() * (w * DVec3::from(JOINTS[j].2));
-                values.extend(o.to_array());
+            match parent {
+                None => values.extend((w * pose.hips).to_array()),
+                Some(p) if c.positions_everywhere => {
+                    let o = c.axes[p].inverse() * (w * DVec3::from(JOINTS[j].2));
+                    values.extend(o.to_array());
+                }
+                Some(_) => {}
             }
             let frame_of = |k: usize| world[k] * c.axes[k];
             let local = match parent {
