@@ -185,10 +185,9 @@ fn speed_scales_segments_and_guards_the_limits() {
 }
 
 #[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
 fn convert_on_the_command_line_and_sonys_walk_slows_down() {
-    let Some(dir) = common::shared_dir("mtn-samples") else {
-        return;
-    };
+    let dir = common::shared("mtn-samples");
     let tmp = tempfile::tempdir().unwrap();
     let spec = dir.join("sony-spec-example/a_stand#sit_S.mtn");
     let out = tmp.path().join("sit7.mtn");

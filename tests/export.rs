@@ -79,10 +79,9 @@ fn a_motion_survives_the_round_trip_at_both_rates() {
 }
 
 #[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
 fn every_sony_sample_but_the_malformed_one_survives_the_round_trip() {
-    let Some(dir) = common::shared_dir("mtn-samples") else {
-        return;
-    };
+    let dir = common::shared("mtn-samples");
     let mut tried = 0;
     for path in common::mtn_files(&dir) {
         let data = std::fs::read(&path).unwrap();

@@ -65,10 +65,9 @@ fn direction(clip: &Clip, pose: &WorldPose, start: &str, end: Option<&str>) -> D
 }
 
 #[test]
+#[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
 fn cmu_01_01_bone_directions_agree_between_amc_and_bvh() {
-    let Some(dir) = common::shared_dir("mocap-samples") else {
-        return;
-    };
+    let dir = common::shared("mocap-samples");
     let amc = read(
         &dir.join("asf-amc/cmu_01_01.amc"),
         &ReadOptions {

@@ -41,10 +41,9 @@ fn bvh_counts(text: &str) -> (usize, usize) {
 }
 
 #[test]
+#[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
 fn every_bvh_sample_reads_with_its_counts() {
-    let Some(dir) = common::shared_dir("mocap-samples") else {
-        return;
-    };
+    let dir = common::shared("mocap-samples");
     let bvh = files(&dir.join("bvh"), "bvh");
     assert_eq!(bvh.len(), 16);
     for path in bvh {
@@ -67,10 +66,9 @@ fn every_bvh_sample_reads_with_its_counts() {
 }
 
 #[test]
+#[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
 fn every_amc_sample_reads_with_its_frame_count() {
-    let Some(dir) = common::shared_dir("mocap-samples") else {
-        return;
-    };
+    let dir = common::shared("mocap-samples");
     let dir = dir.join("asf-amc");
     // Frame counts and skeletons from SOURCES.md; all are CMU's 30 bones plus the root.
     let expected = [
@@ -95,10 +93,9 @@ fn every_amc_sample_reads_with_its_frame_count() {
 }
 
 #[test]
+#[cfg_attr(not(shared_mrtk), ignore = "needs ../shared/mrtk-samples")]
 fn every_mrtk_recording_reads() {
-    let Some(dir) = common::shared_dir("mrtk-samples") else {
-        return;
-    };
+    let dir = common::shared("mrtk-samples");
     // Time ranges (s) from SOURCES.md, to two decimals, sampled at 60 fps.
     let expected = [
         (
@@ -148,13 +145,15 @@ fn every_mrtk_recording_reads() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(shared_mocap, shared_mrtk)),
+    ignore = "needs ../shared/mocap-samples and ../shared/mrtk-samples"
+)]
 fn info_and_positions_work_on_every_sample_from_the_command_line() {
-    let (Some(mocap), Some(mrtk)) = (
-        common::shared_dir("mocap-samples"),
-        common::shared_dir("mrtk-samples"),
-    ) else {
-        return;
-    };
+    let (mocap, mrtk) = (
+        common::shared("mocap-samples"),
+        common::shared("mrtk-samples"),
+    );
     let mut all = files(&mocap.join("bvh"), "bvh");
     all.extend(files(&mocap.join("asf-amc"), "amc"));
     all.extend(files(&mrtk, "bin"));
@@ -195,18 +194,20 @@ fn info_and_positions_work_on_every_sample_from_the_command_line() {
 }
 
 #[test]
+#[cfg_attr(
+    not(all(shared_mocap, shared_mrtk)),
+    ignore = "needs ../shared/mocap-samples and ../shared/mrtk-samples"
+)]
 fn every_sample_builds_a_clean_motion_for_every_model_and_leg_mode() {
     use aibo_motion::check::check;
     use aibo_motion::keyframes::{build_motion, Options};
     use aibo_motion::profile::Profile;
     use aibo_motion::retarget::{self, retarget, LegMode};
 
-    let (Some(mocap), Some(mrtk)) = (
-        common::shared_dir("mocap-samples"),
-        common::shared_dir("mrtk-samples"),
-    ) else {
-        return;
-    };
+    let (mocap, mrtk) = (
+        common::shared("mocap-samples"),
+        common::shared("mrtk-samples"),
+    );
     let asf = mocap.join("asf-amc");
     let mut inputs: Vec<(PathBuf, Option<PathBuf>)> = files(&mocap.join("bvh"), "bvh")
         .into_iter()

@@ -12,21 +12,20 @@ use std::path::{Path, PathBuf};
 
 const MALFORMED: &str = "KnownGoodERS7.mtn";
 
-fn readable_samples() -> Option<(PathBuf, Vec<PathBuf>)> {
-    let dir = common::shared_dir("mtn-samples")?;
+fn readable_samples() -> (PathBuf, Vec<PathBuf>) {
+    let dir = common::shared("mtn-samples");
     let files: Vec<PathBuf> = common::mtn_files(&dir)
         .into_iter()
         .filter(|p| !p.ends_with(MALFORMED))
         .collect();
     assert!(files.len() >= 19, "expected the 19 readable samples");
-    Some((dir, files))
+    (dir, files)
 }
 
 #[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
 fn every_readable_sample_round_trips_byte_for_byte() {
-    let Some((_, files)) = readable_samples() else {
-        return;
-    };
+    let (_, files) = readable_samples();
     for path in files {
         let bytes = std::fs::read(&path).unwrap();
         let decoded = mtn::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -62,10 +61,9 @@ fn every_readable_sample_round_trips_byte_for_byte() {
 }
 
 #[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
 fn dump_then_build_on_the_command_line_recreates_every_file() {
-    let Some((_, files)) = readable_samples() else {
-        return;
-    };
+    let (_, files) = readable_samples();
     let dir = tempfile::tempdir().unwrap();
     for (i, path) in files.iter().enumerate() {
         let json = dir.path().join(format!("{i}.json"));
@@ -126,10 +124,9 @@ fn sources_table(dir: &Path) -> Vec<Row> {
 }
 
 #[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
 fn contents_match_the_recorded_strict_parse() {
-    let Some((dir, files)) = readable_samples() else {
-        return;
-    };
+    let (dir, files) = readable_samples();
     let rows = sources_table(&dir);
     assert_eq!(
         rows.len(),
@@ -159,10 +156,9 @@ fn contents_match_the_recorded_strict_parse() {
 }
 
 #[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
 fn the_malformed_sample_fails_with_a_located_error() {
-    let Some(dir) = common::shared_dir("mtn-samples") else {
-        return;
-    };
+    let dir = common::shared("mtn-samples");
     let path = dir.join("doggies-galore").join(MALFORMED);
     let err = mtn::decode(&std::fs::read(&path).unwrap()).unwrap_err();
     // Section 1 (byte 28, size 44) ends at byte 72; after the 16-byte name, the creator's
@@ -185,10 +181,9 @@ fn the_malformed_sample_fails_with_a_located_error() {
 }
 
 #[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
 fn sony_ers7_hind_knees_at_125_degrees_are_reported() {
-    let Some(dir) = common::shared_dir("mtn-samples") else {
-        return;
-    };
+    let dir = common::shared("mtn-samples");
     let path = dir.join("sony-openr-monet-ers7/a_sleep#stand_standard.mtn");
     let m = mtn::decode(&std::fs::read(&path).unwrap()).unwrap().motion;
     let report = check(&m, &Profile::builtin("ERS-7").unwrap());
@@ -228,10 +223,9 @@ fn sony_ers7_hind_knees_at_125_degrees_are_reported() {
 }
 
 #[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
 fn sony_postures_agree_with_the_profiles() {
-    let Some(dir) = common::shared_dir("mtn-samples") else {
-        return;
-    };
+    let dir = common::shared("mtn-samples");
     // A Sony motion named a_<start>#<end>_… starts and ends in those standard postures.
     let cases = [
         (
@@ -267,10 +261,9 @@ fn sony_postures_agree_with_the_profiles() {
 }
 
 #[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
 fn sony_motions_pack_into_an_archive_in_sonys_layout() {
-    let Some(dir) = common::shared_dir("mtn-samples") else {
-        return;
-    };
+    let dir = common::shared("mtn-samples");
     let files = common::mtn_files(&dir.join("sony-openr-monet-ers7"));
     let tmp = tempfile::tempdir().unwrap();
     let archive = tmp.path().join("MOTION7.ODA");

@@ -171,10 +171,9 @@ fn the_preview_animates_at_true_speed_and_a_still_does_not_move() {
 }
 
 #[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
 fn sony_samples_plot_and_preview_for_their_own_models() {
-    let Some(dir) = common::shared_dir("mtn-samples") else {
-        return;
-    };
+    let dir = common::shared("mtn-samples");
     let out = tempfile::tempdir().unwrap();
     for sub in [
         "sony-openr-monet-ers200/twistdance1.mtn",

@@ -31,10 +31,9 @@ fn bytes_from_hex_dump(text: &str) -> Vec<u8> {
 }
 
 #[test]
+#[cfg_attr(not(shared_specs), ignore = "needs ../shared/specs/seeds")]
 fn spec_example_decodes_to_its_known_values() {
-    let Some(seeds) = common::shared_dir("specs/seeds") else {
-        return;
-    };
+    let seeds = common::shared("specs/seeds");
     let text = std::fs::read(seeds.join("002_e157e65ec93c2b22.txt")).unwrap();
     let bytes = bytes_from_hex_dump(&String::from_utf8_lossy(&text));
     assert_eq!(bytes.len(), 1164);
@@ -71,10 +70,18 @@ fn spec_example_decodes_to_its_known_values() {
     assert_eq!(m.duration_ms(), 4880);
     assert_eq!(mtn::dense_frame_count(m), 611);
     assert_eq!(mtn::encode(m).unwrap(), bytes);
+}
 
-    // The shared sample was rebuilt from the same dump.
-    if let Some(samples) = common::shared_dir("mtn-samples") {
-        let file = std::fs::read(samples.join("sony-spec-example/a_stand#sit_S.mtn")).unwrap();
-        assert_eq!(file, bytes);
-    }
+#[test]
+#[cfg_attr(
+    not(all(shared_specs, shared_mtn)),
+    ignore = "needs ../shared/specs/seeds and ../shared/mtn-samples"
+)]
+fn the_shared_spec_example_is_the_dump_byte_for_byte() {
+    let seeds = common::shared("specs/seeds");
+    let text = std::fs::read(seeds.join("002_e157e65ec93c2b22.txt")).unwrap();
+    let bytes = bytes_from_hex_dump(&String::from_utf8_lossy(&text));
+    let samples = common::shared("mtn-samples");
+    let file = std::fs::read(samples.join("sony-spec-example/a_stand#sit_S.mtn")).unwrap();
+    assert_eq!(file, bytes);
 }

@@ -5,17 +5,18 @@ use aibo_motion::mtn::{Keyframe, Layout, Motion};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// `../shared` beside the repository, or `None` with a printed notice.
-pub fn shared_dir(what: &str) -> Option<PathBuf> {
+/// A folder of `../shared` beside the repository. Tests that read one are ignored
+/// where it is absent (`build.rs` sets a `shared_…` cfg for each folder present), so
+/// this is only called where it exists.
+pub fn shared(what: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared")
         .join(what);
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipped: ../shared/{what} not found");
-        None
-    }
+    assert!(
+        dir.is_dir(),
+        "../shared/{what} is missing, but this build saw it: run `cargo clean -p aibo-motion`"
+    );
+    dir
 }
 
 /// Every `.mtn` file below `dir`, sorted.
