@@ -258,7 +258,7 @@ fn build_reports_the_figure_for_the_bandai_namco_dance() {
     let run = common::run(&["build", input, "--profile", "ERS-7", "-o", out]);
     let text = common::stdout(&run);
     assert!(text.contains("likeness") && text.contains("left forearm ~ lf lower leg"));
-    assert!(text.contains("out of reach"), "{text}");
+    assert!(text.contains("out of reach: the left arm"), "{text}");
 
     // The head's neutral can be named, and a frame past the end is refused.
     let run = common::run(&[

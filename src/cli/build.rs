@@ -300,7 +300,7 @@ fn likeness_json(l: &Likeness) -> serde_json::Value {
 fn likeness_text(t: &mut String, l: &Likeness) {
     let line = |f: &Figure| {
         format!(
-            "median {:5.1}°, 90th percentile {:5.1}°, {:4.1}% over 45°",
+            "median {:5.1}°  p90 {:5.1}°  {:5.1}% > 45°",
             f.median_deg,
             f.p90_deg,
             100.0 * f.over_45
@@ -308,15 +308,15 @@ fn likeness_text(t: &mut String, l: &Likeness) {
     };
     let _ = writeln!(
         t,
-        "  likeness (angle between the performer's segments and the robot's): {}",
+        "  likeness (angle from the performer's segments): {}",
         line(&l.overall)
     );
     for s in &l.segments {
         let pair = format!("{} ~ {}", s.performer, s.robot);
-        let _ = writeln!(t, "    {pair:<32} {}", line(&s.figure));
+        let _ = writeln!(t, "    {pair:<31} {}", line(&s.figure));
     }
     if let Some(head) = &l.head {
-        let _ = writeln!(t, "    {:<32} {}", "head direction", line(head));
+        let _ = writeln!(t, "    {:<31} {}", "head direction", line(head));
     }
     for b in &l.beyond_limits {
         let joints: Vec<String> = b
@@ -326,7 +326,7 @@ fn likeness_text(t: &mut String, l: &Likeness) {
             .collect();
         let _ = writeln!(
             t,
-            "    {} asks past the joint limits on {:.0}% of frames ({}): those poses are out of reach",
+            "    out of reach: the {} asks past the joint limits on {:.0}% of frames ({})",
             b.limb.replace('_', " "),
             100.0 * b.share,
             joints.join(", ")
