@@ -13,4 +13,14 @@ trap 'rm -rf "$tmp"' EXIT
 "$bin" plot "$tmp/nod-and-wave.mtn" -o "$out/nod-and-wave-plot.svg"
 "$bin" preview "$tmp/nod-and-wave.mtn" --at 2.5 -o "$out/nod-and-wave-frame.svg"
 "$bin" preview "$tmp/nod-and-wave.mtn" -o "$out/nod-and-wave-preview.svg"
+# A real dancer, where the shared samples are beside the repository (Bandai Namco
+# Research Motion Dataset, CC BY-NC 4.0): standing at 1 s, dancing at 20 s.
+bandai=../shared/mocap-samples/bvh/bandai1__dance-short_normal_001.bvh
+if [ -f "$bandai" ]; then
+  "$bin" -q build "$bandai" --profile ERS-7 -o "$tmp/bandai-dance.mtn" > /dev/null
+  "$bin" preview "$tmp/bandai-dance.mtn" --at 1 -o "$out/bandai-dance-1s.svg"
+  "$bin" preview "$tmp/bandai-dance.mtn" --at 20 -o "$out/bandai-dance-20s.svg"
+else
+  echo "no $bandai: the Bandai Namco frames are left as they were" >&2
+fi
 ls -l "$out"
