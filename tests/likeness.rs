@@ -115,17 +115,7 @@ fn full_body_samples() -> Vec<(PathBuf, Option<PathBuf>)> {
         .filter(|p| !partial.iter().any(|n| p.ends_with(n)))
         .map(|p| (p, None))
         .collect();
-    let asf = dir.join("asf-amc");
-    for (amc, skeleton) in [
-        ("charleston1.amc", "charleston.asf"),
-        ("charleston2.amc", "charleston.asf"),
-        ("cmu_01_01.amc", "cmu_01.asf"),
-        ("cmu_11_01.amc", "cmu_11.asf"),
-        ("lambada.amc", "lambada.asf"),
-        ("zombie.amc", "zombie.asf"),
-    ] {
-        out.push((asf.join(amc), Some(asf.join(skeleton))));
-    }
+    out.extend(common::amc_takes(&dir.join("asf-amc")));
     out.sort();
     assert_eq!(out.len(), 20);
     out

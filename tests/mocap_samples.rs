@@ -208,21 +208,11 @@ fn every_sample_builds_a_clean_motion_for_every_model_and_leg_mode() {
         common::shared("mocap-samples"),
         common::shared("mrtk-samples"),
     );
-    let asf = mocap.join("asf-amc");
     let mut inputs: Vec<(PathBuf, Option<PathBuf>)> = files(&mocap.join("bvh"), "bvh")
         .into_iter()
         .map(|p| (p, None))
         .collect();
-    for (amc, skeleton) in [
-        ("charleston1.amc", "charleston.asf"),
-        ("charleston2.amc", "charleston.asf"),
-        ("cmu_01_01.amc", "cmu_01.asf"),
-        ("cmu_11_01.amc", "cmu_11.asf"),
-        ("lambada.amc", "lambada.asf"),
-        ("zombie.amc", "zombie.asf"),
-    ] {
-        inputs.push((asf.join(amc), Some(asf.join(skeleton))));
-    }
+    inputs.extend(common::amc_takes(&mocap.join("asf-amc")));
     inputs.extend(files(&mrtk, "bin").into_iter().map(|p| (p, None)));
     let profiles: Vec<Profile> = ["ERS-210", "ERS-220", "ERS-7"]
         .iter()

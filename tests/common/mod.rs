@@ -19,6 +19,24 @@ pub fn shared(what: &str) -> PathBuf {
     dir
 }
 
+/// Each AMC take in `../shared/mocap-samples/asf-amc` with the ASF skeleton it needs.
+pub const AMC_TAKES: [(&str, &str); 6] = [
+    ("charleston1.amc", "charleston.asf"),
+    ("charleston2.amc", "charleston.asf"),
+    ("cmu_01_01.amc", "cmu_01.asf"),
+    ("cmu_11_01.amc", "cmu_11.asf"),
+    ("lambada.amc", "lambada.asf"),
+    ("zombie.amc", "zombie.asf"),
+];
+
+/// The AMC takes of `asf_amc` (a folder), each with its ASF.
+pub fn amc_takes(asf_amc: &Path) -> Vec<(PathBuf, Option<PathBuf>)> {
+    AMC_TAKES
+        .iter()
+        .map(|(amc, asf)| (asf_amc.join(amc), Some(asf_amc.join(asf))))
+        .collect()
+}
+
 /// Every `.mtn` file below `dir`, sorted.
 pub fn mtn_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
