@@ -1,9 +1,9 @@
 //! Clip + profile → joint-angle tracks: what each AIBO joint does on each frame of a
 //! human (or headset) motion.
 //!
-//! The source skeleton is read for its body parts by name ([`body`]), and the performer
+//! The source skeleton is read for its body parts by name (`body.rs`), and the performer
 //! is measured from world positions in its own body frame, taken anew on every frame
-//! ([`performer`]), so that neither the skeleton's joint-axis conventions nor a
+//! (`performer.rs`), so that neither the skeleton's joint-axis conventions nor a
 //! performer who turns around change what the robot does:
 //! - `head.yaw` (turned to its left +), `head.pitch` (nodding down +), `head.roll`
 //!   (right ear down +): the head's turn relative to the body frame, against a neutral
