@@ -3,7 +3,7 @@
 mod common;
 
 use aibo_motion::mtn;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 fn write_motion(dir: &Path, name: &str, m: &mtn::Motion) -> String {
     let path = dir.join(name);
@@ -372,4 +372,39 @@ fn many_inputs_build_into_a_folder_and_failures_are_reported_at_the_end() {
         assert!(mtn::decode(&bytes).is_ok(), "{name}");
     }
     assert!(!out.join("broken.mtn").exists());
+}
+
+#[test]
+fn a_build_that_panics_in_a_batch_is_reported_and_fails_the_run() {
+    // A debug-build hook makes the build of `crash.bvh` panic; the other inputs build,
+    // the crash is named, and the run fails.
+    let dir = tempfile::tempdir().unwrap();
+    let bvh = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
+    let inputs: Vec<PathBuf> = ["one.bvh", "crash.bvh", "three.bvh"]
+        .iter()
+        .map(|name| {
+            let p = dir.path().join(name);
+            std::fs::copy(&bvh, &p).unwrap();
+            p
+        })
+        .collect();
+    let out = dir.path().join("built");
+    let out_s = format!("{}/", out.display());
+    let mut args: Vec<&str> = vec!["build"];
+    args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
+    args.extend(["--profile", "ERS-7", "-o", &out_s, "--json"]);
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
+        .args(&args)
+        .env("AIBO_MOTION_TEST_PANIC_ON", "crash.bvh")
+        .output()
+        .unwrap();
+    assert_ne!(run.status.code(), Some(0), "a crashed input fails the run");
+    let stderr = common::stderr(&run);
+    assert!(stderr.contains("1 of 3 inputs failed"), "{stderr}");
+    assert!(stderr.contains("crash.bvh: the build crashed"), "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    assert_eq!(v["built"].as_array().unwrap().len(), 2);
+    assert_eq!(v["failed"][0]["input"], inputs[1].to_str().unwrap());
+    assert!(out.join("one.mtn").exists() && out.join("three.mtn").exists());
+    assert!(!out.join("crash.mtn").exists());
 }

@@ -6,14 +6,14 @@ use crate::keyframes::{build_motion, Options};
 use crate::likeness::{likeness, Figure, Likeness};
 use crate::profile::{load_mappings, Profile};
 use crate::retarget::{self, retarget, LegMode};
-use crate::source::cores;
 use crate::{fsio, mtn};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 use serde_json::json;
 use std::fmt::Write as _;
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Build an MTN motion from motion capture (BVH, ASF/AMC, MRTK) or from its JSON form.
 #[derive(Debug, clap::Args)]
@@ -116,40 +116,35 @@ pub fn run(args: Args) -> Result<Outcome> {
         ProgressStyle::with_template("{bar:30} {pos}/{len} {wide_msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let next = AtomicUsize::new(0);
-    let results: Vec<(usize, Result<Summary>)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..cores().min(args.inputs.len()))
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(input) = args.inputs.get(i) else {
-                            break;
-                        };
-                        progress.set_message(input.display().to_string());
-                        done.push((i, build_one(&args, input, &outputs[i])));
-                        progress.inc(1);
-                    }
-                    done
-                })
-            })
-            .collect();
-        let mut all: Vec<_> = workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_default())
-            .collect();
-        all.sort_by_key(|(i, _)| *i);
-        all
-    });
+    // Each input on rayon's pool; a build that panics is caught and counted as failed,
+    // so a batch never drops an input without a word.
+    let results: Vec<Result<Summary>> = args
+        .inputs
+        .par_iter()
+        .zip(&outputs)
+        .map(|(input, output)| {
+            progress.set_message(input.display().to_string());
+            let result =
+                std::panic::catch_unwind(AssertUnwindSafe(|| build_one(&args, input, output)))
+                    .unwrap_or_else(|panic| {
+                        Err(anyhow::anyhow!(
+                            "{}: the build crashed ({}); please report it with this file",
+                            input.display(),
+                            panic_message(panic.as_ref())
+                        ))
+                    });
+            progress.inc(1);
+            result
+        })
+        .collect();
     progress.finish_and_clear();
 
     let mut failed = Vec::new();
     let mut built = Vec::new();
-    for (i, result) in results {
+    for (input, result) in args.inputs.iter().zip(results) {
         match result {
             Ok(summary) => built.push(summary),
-            Err(e) => failed.push((args.inputs[i].display().to_string(), format!("{e:#}"))),
+            Err(e) => failed.push((input.display().to_string(), format!("{e:#}"))),
         }
     }
     if args.json {
@@ -174,6 +169,15 @@ pub fn run(args: Args) -> Result<Outcome> {
         }
     }
     anyhow::bail!("{} of {} inputs failed", failed.len(), args.inputs.len())
+}
+
+/// The text a panic carried, if it was text.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "no message".to_string())
 }
 
 /// What one build made, for people and for `--json`.
@@ -351,6 +355,14 @@ fn report(args: &Args, summary: &Summary) -> Result<()> {
 }
 
 fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
+    // Tests make one input's build panic, to see that a batch reports it (debug builds
+    // only: a release binary has no such hook).
+    #[cfg(debug_assertions)]
+    if let Some(name) = std::env::var_os("AIBO_MOTION_TEST_PANIC_ON") {
+        if input.file_name() == Some(name.as_os_str()) {
+            panic!("test hook: a build that panics");
+        }
+    }
     let data = fsio::read_input(input)?;
     let first = data.iter().find(|b| !b.is_ascii_whitespace());
     if first == Some(&b'{') {
