@@ -5,10 +5,10 @@
 //!
 //! Run with `cargo bench --bench readers`.
 
-use aibo_motion::keyframes::{build_motion, Options};
+use aibo_motion::keyframes::Options;
 use aibo_motion::mtn;
+use aibo_motion::pipeline::{build, BuildOptions};
 use aibo_motion::profile::Profile;
-use aibo_motion::retarget::{retarget, Options as RetargetOptions};
 use aibo_motion::source::{amc, asf, bvh};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;
@@ -57,14 +57,12 @@ fn build_end_to_end(c: &mut Criterion) {
     let Some(dir) = samples() else { return };
     let data = std::fs::read(dir.join("bvh/assimp__cmu_01_03.bvh")).unwrap();
     let profile = Profile::builtin("ERS-7").unwrap();
-    let options = Options {
-        frame_ms: 16,
-        tolerance: 0.5f64.to_radians(),
-        start_pose: "stand".into(),
-        end_pose: "stand".into(),
-        name: "a_stand#stand_cmu_01_03".into(),
-        creator: "aibo-motion".into(),
-        body_attitude: false,
+    let options = BuildOptions {
+        keyframes: Options {
+            name: "a_stand#stand_cmu_01_03".into(),
+            ..Options::default()
+        },
+        ..BuildOptions::default()
     };
     let mut group = c.benchmark_group("build cmu_01_03 for the ERS-7");
     group.throughput(Throughput::Bytes(data.len() as u64));
@@ -75,9 +73,8 @@ fn build_end_to_end(c: &mut Criterion) {
     group.bench_function("build", |b| {
         b.iter(|| {
             let clip = bvh::read(black_box(&data)).unwrap();
-            let tracks = retarget(&clip, &profile, &RetargetOptions::default()).unwrap();
-            let motion = build_motion(&tracks, &profile, &options).unwrap().motion;
-            mtn::encode(&motion).unwrap()
+            let built = build(&clip, &profile, &options).unwrap();
+            mtn::encode(&built.motion).unwrap()
         })
     });
     group.finish();

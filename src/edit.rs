@@ -182,6 +182,21 @@ pub fn reverse(motion: &Motion) -> Motion {
     }
 }
 
+/// Why a motion cannot be played at another speed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ScaleError {
+    #[error("speed factor {factor}: it must be above 0")]
+    Factor { factor: f64 },
+    /// A joint that kept up before would not: the first such, and how fast it would go.
+    #[error("keyframe {keyframe}: {joint} would move at {speed_rad_s:.2} rad/s, over its {limit_rad_s:.2} rad/s")]
+    TooFast {
+        keyframe: usize,
+        joint: String,
+        speed_rad_s: f64,
+        limit_rad_s: f64,
+    },
+}
+
 /// Every segment's duration divided by `factor` (2 plays twice as fast), to the nearest
 /// 16 ms frame and at least one. With `profile`, refuses a result that moves a joint
 /// faster than it can where the original did not (naming the first), so that slowing
@@ -190,9 +205,9 @@ pub fn scale_time(
     motion: &Motion,
     factor: f64,
     profile: Option<&Profile>,
-) -> Result<(Motion, Vec<String>), String> {
+) -> Result<(Motion, Vec<String>), ScaleError> {
     if !(factor.is_finite() && factor > 0.0) {
-        return Err(format!("speed factor {factor}: it must be above 0"));
+        return Err(ScaleError::Factor { factor });
     }
     let keyframes = motion
         .keyframes
@@ -225,7 +240,7 @@ pub fn scale_time(
         ));
     }
     if let Some(profile) = profile {
-        let too_fast = |m: &Motion| -> Vec<(usize, String, String)> {
+        let too_fast = |m: &Motion| -> Vec<(usize, String, f64, f64)> {
             check(m, profile)
                 .violations
                 .into_iter()
@@ -236,11 +251,7 @@ pub fn scale_time(
                         speed_rad_s,
                         limit_rad_s,
                         ..
-                    } => Some((
-                        keyframe,
-                        joint,
-                        format!("{speed_rad_s:.2} rad/s, over its {limit_rad_s:.2} rad/s"),
-                    )),
+                    } => Some((keyframe, joint, speed_rad_s, limit_rad_s)),
                     _ => None,
                 })
                 .collect()
@@ -248,11 +259,14 @@ pub fn scale_time(
         let before = too_fast(motion);
         let new = too_fast(&scaled)
             .into_iter()
-            .find(|(k, j, _)| !before.iter().any(|(bk, bj, _)| bk == k && bj == j));
-        if let Some((keyframe, joint, speed)) = new {
-            return Err(format!(
-                "keyframe {keyframe}: {joint} would move at {speed}"
-            ));
+            .find(|(k, j, ..)| !before.iter().any(|(bk, bj, ..)| bk == k && bj == j));
+        if let Some((keyframe, joint, speed_rad_s, limit_rad_s)) = new {
+            return Err(ScaleError::TooFast {
+                keyframe,
+                joint,
+                speed_rad_s,
+                limit_rad_s,
+            });
         }
     }
     Ok((scaled, notes))

@@ -13,7 +13,7 @@ use glam::DVec3;
 
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
 use crate::profile::Profile;
-use crate::skeleton::Skeleton;
+use crate::skeleton::{Skeleton, SkeletonError};
 use crate::units::urad_to_deg;
 
 /// Most frames an export writes (2.2 hours at 8 ms): past it the file would be gigabytes.
@@ -46,29 +46,45 @@ pub fn channel_of(axis: DVec3) -> (&'static str, f64) {
     }
 }
 
+/// Why a motion cannot be exported.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExportError {
+    #[error(transparent)]
+    Skeleton(#[from] SkeletonError),
+    #[error("the motion has {motion} joints and the {model} profile {profile}")]
+    JointCount {
+        motion: usize,
+        model: String,
+        profile: usize,
+    },
+    #[error("bone {bone:?} has children but no joint: BVH cannot hold it")]
+    FixedParent { bone: String },
+    #[error("the motion lasts {:.1} hours: {frames} frames, more than the {MAX_FRAMES} a BVH export writes", *frames as f64 * *frame_ms as f64 / 3.6e6)]
+    TooLong { frames: u64, frame_ms: u64 },
+}
+
 /// The BVH text of `motion` on `profile`'s skeleton.
-pub fn bvh(motion: &Motion, profile: &Profile, rate: Rate) -> Result<String, String> {
+pub fn bvh(motion: &Motion, profile: &Profile, rate: Rate) -> Result<String, ExportError> {
     let skeleton = Skeleton::of(profile)?;
     let joints = motion
         .keyframes
         .first()
         .map_or(profile.joints.len(), |k| k.joints.len());
     if joints != profile.joints.len() {
-        return Err(format!(
-            "the motion has {joints} joints and the {} profile {}",
-            profile.model,
-            profile.joints.len()
-        ));
+        return Err(ExportError::JointCount {
+            motion: joints,
+            model: profile.model.clone(),
+            profile: profile.joints.len(),
+        });
     }
     // A BVH joint without a channel cannot carry children (a profile with neither
     // head_nod nor head_roll has such a head).
     let fixed_parent = (1..skeleton.bones.len())
         .find(|&i| skeleton.bones[i].axis.is_none() && skeleton.children(i).next().is_some());
     if let Some(i) = fixed_parent {
-        return Err(format!(
-            "bone {:?} has children but no joint: BVH cannot hold it",
-            skeleton.bones[i].name
-        ));
+        return Err(ExportError::FixedParent {
+            bone: skeleton.bones[i].name.clone(),
+        });
     }
     let mut out = String::from("HIERARCHY\n");
     write_bone(&mut out, &skeleton, 0, 0);
@@ -78,10 +94,10 @@ pub fn bvh(motion: &Motion, profile: &Profile, rate: Rate) -> Result<String, Str
     };
     let count = mtn::dense_frame_count(motion).div_ceil(step as u64);
     if count > MAX_FRAMES {
-        return Err(format!(
-            "the motion lasts {:.1} hours: {count} frames, more than the {MAX_FRAMES} a BVH export writes",
-            count as f64 * (DENSE_FRAME_MS * step as u64) as f64 / 3.6e6
-        ));
+        return Err(ExportError::TooLong {
+            frames: count,
+            frame_ms: DENSE_FRAME_MS * step as u64,
+        });
     }
     let height = standing_height(&skeleton, mtn::dense_frame_at(motion, 0).as_ref());
     let _ = writeln!(

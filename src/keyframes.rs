@@ -236,9 +236,30 @@ impl Default for Options {
 /// over its joint's limit.
 const SPEED_HEADROOM: f64 = 0.995;
 
+/// Why tracks cannot become a motion.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum KeyframeError {
+    #[error(
+        "frame time {ms} ms: keyframes lie on Sony's 16 ms grid, so use 16 or a multiple of it"
+    )]
+    FrameTime { ms: u32 },
+    #[error("the tolerance must be above 0")]
+    Tolerance,
+    #[error("the {model} has no posture {posture:?} (known: {})", known.join(", "))]
+    NoPosture {
+        model: String,
+        posture: String,
+        known: Vec<String>,
+    },
+    #[error(
+        "{count} keyframes: an MTN file holds at most 65535; raise --tolerance-deg or --frame-ms"
+    )]
+    TooManyKeyframes { count: usize },
+}
+
 /// A motion made from tracks, and where the tracks play in it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Built {
+pub struct Keyframed {
     pub motion: Motion,
     /// When the source's first frame plays, in ms from the motion's start: after the
     /// ramp from the start posture.
@@ -253,25 +274,24 @@ pub fn build_motion(
     tracks: &Tracks,
     profile: &Profile,
     options: &Options,
-) -> Result<Built, String> {
+) -> Result<Keyframed, KeyframeError> {
     if options.frame_ms == 0 || options.frame_ms % 16 != 0 {
-        return Err(format!(
-            "frame time {} ms: keyframes lie on Sony's 16 ms grid, so use 16 or a multiple of it",
-            options.frame_ms
-        ));
+        return Err(KeyframeError::FrameTime {
+            ms: options.frame_ms,
+        });
     }
     if !(options.tolerance.is_finite() && options.tolerance > 0.0) {
-        return Err("the tolerance must be above 0".to_string());
+        return Err(KeyframeError::Tolerance);
     }
     let posture = |name: &str| {
-        profile.postures.get(name).ok_or_else(|| {
-            let known: Vec<&str> = profile.postures.keys().map(String::as_str).collect();
-            format!(
-                "the {} has no posture {name:?} (known: {})",
-                profile.model,
-                known.join(", ")
-            )
-        })
+        profile
+            .postures
+            .get(name)
+            .ok_or_else(|| KeyframeError::NoPosture {
+                model: profile.model.clone(),
+                posture: name.to_string(),
+                known: profile.postures.keys().cloned().collect(),
+            })
     };
     let (start, end) = (posture(&options.start_pose)?, posture(&options.end_pose)?);
     let steps_per_frame = (options.frame_ms / 16) as usize;
@@ -346,10 +366,7 @@ pub fn build_motion(
     let tolerance_urad = (options.tolerance * 1e6).round() as i64;
     let keys = reduce(&grid, tolerance_urad, steps_per_frame);
     if keys.len() > usize::from(u16::MAX) {
-        return Err(format!(
-            "{} keyframes: an MTN file holds at most 65535; raise --tolerance-deg or --frame-ms",
-            keys.len()
-        ));
+        return Err(KeyframeError::TooManyKeyframes { count: keys.len() });
     }
     let motion = Motion {
         name: options.name.clone(),
@@ -360,7 +377,7 @@ pub fn build_motion(
         keyframes: to_keyframes(&grid, &keys, steps_per_frame),
         layout: Layout::default(),
     };
-    Ok(Built {
+    Ok(Keyframed {
         motion,
         source_start_ms,
     })

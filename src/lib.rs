@@ -16,6 +16,7 @@ pub mod likeness;
 pub mod link;
 pub mod mtn;
 pub mod oda;
+pub mod pipeline;
 pub mod plot;
 pub mod preview;
 pub mod profile;

@@ -14,8 +14,7 @@
 //! about 15°. Poses past a joint's limits (arms straight overhead) cannot be played; the
 //! figure says on how many frames each limb asked for one.
 
-use crate::keyframes::Built;
-use crate::mtn::dense_frames;
+use crate::mtn::{dense_frames, Motion};
 use crate::profile::Profile;
 use crate::retarget::{Limb, Tracks};
 use crate::skeleton::Skeleton;
@@ -97,10 +96,16 @@ const LEGS: [(Limb, &str, [&str; 2]); 4] = [
     (Limb::RightLeg, "rh", ["right thigh", "right shin"]),
 ];
 
-/// How much `built` (made from `tracks` for `profile`) looks like the performance the
-/// tracks were measured from; `None` when the profile has no skeleton to pose or the
-/// performer no limb or head to compare.
-pub fn likeness(tracks: &Tracks, profile: &Profile, built: &Built) -> Option<Likeness> {
+/// How much `motion` (made from `tracks` for `profile`, the tracks' first frame playing
+/// `source_start_ms` into it) looks like the performance the tracks were measured from;
+/// `None` when the profile has no skeleton to pose or the performer no limb or head to
+/// compare.
+pub fn likeness(
+    tracks: &Tracks,
+    profile: &Profile,
+    motion: &Motion,
+    source_start_ms: u64,
+) -> Option<Likeness> {
     let skeleton = Skeleton::of(profile).ok()?;
     let bone = |name: &str| skeleton.bones.iter().position(|b| b.name == name);
     let performer = &tracks.performer;
@@ -121,10 +126,10 @@ pub fn likeness(tracks: &Tracks, profile: &Profile, built: &Built) -> Option<Lik
 
     let mut limb_angles: Vec<Vec<f64>> = vec![Vec::new(); pairs.len() * 2];
     let mut head_angles = Vec::new();
-    let mut playback = dense_frames(&built.motion).peekable();
+    let mut playback = dense_frames(motion).peekable();
     let ms_per_dense = crate::mtn::DENSE_FRAME_MS as f64;
     for f in 0..tracks.frames {
-        let t_ms = built.source_start_ms as f64 + f as f64 * tracks.frame_time * 1000.0;
+        let t_ms = source_start_ms as f64 + f as f64 * tracks.frame_time * 1000.0;
         let index = (t_ms / ms_per_dense).round() as u64;
         // The dense frame due at the source frame's time (the last one past the end).
         let mut due = None;

@@ -67,16 +67,33 @@ fn seconds(ms: u64) -> f64 {
     ms as f64 / 1000.0
 }
 
+/// Why a motion cannot be plotted.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PlotError {
+    #[error("the motion has {motion} joints and the {model} profile {profile}")]
+    JointCount {
+        motion: usize,
+        model: String,
+        profile: usize,
+    },
+    /// The SVG backend failed (it writes to memory, so this is not expected).
+    #[error("drawing the plot: {message}")]
+    Draw { message: String },
+}
+
 /// The chart of `motion` against `profile`, as SVG text.
-pub fn svg(motion: &Motion, profile: &Profile, title: &str) -> Result<String, String> {
+pub fn svg(motion: &Motion, profile: &Profile, title: &str) -> Result<String, PlotError> {
     let joints = motion.keyframes.first().map_or(0, |k| k.joints.len());
     if joints != profile.joints.len() {
-        return Err(format!(
-            "the motion has {joints} joints and the {} profile {}",
-            profile.model,
-            profile.joints.len()
-        ));
+        return Err(PlotError::JointCount {
+            motion: joints,
+            model: profile.model.clone(),
+            profile: profile.joints.len(),
+        });
     }
+    let drawing = |e: &dyn std::fmt::Display| PlotError::Draw {
+        message: e.to_string(),
+    };
     let report = check(motion, profile);
     let panels = panels(profile);
     let height = TITLE_HEIGHT + PANEL_HEIGHT * panels.len() as u32;
@@ -84,8 +101,8 @@ pub fn svg(motion: &Motion, profile: &Profile, title: &str) -> Result<String, St
     {
         let root = SVGBackend::with_string(&mut text, (WIDTH, height)).into_drawing_area();
         draw(&root, motion, profile, title, &panels, &report.violations)
-            .map_err(|e| e.to_string())?;
-        root.present().map_err(|e| e.to_string())?;
+            .map_err(|e| drawing(&e))?;
+        root.present().map_err(|e| drawing(&e))?;
     }
     Ok(text)
 }

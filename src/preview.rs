@@ -9,7 +9,7 @@ use glam::DVec3;
 
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
 use crate::profile::Profile;
-use crate::skeleton::Skeleton;
+use crate::skeleton::{Skeleton, SkeletonError};
 
 /// Most frames an animation holds; longer motions are sampled more sparsely (the
 /// viewer interpolates between samples).
@@ -22,13 +22,20 @@ const HEADER: f64 = 36.0;
 const SCALE: f64 = 1.1;
 
 /// The figure's lines, as pairs of bone indices, and the colour of each.
+/// Why a motion cannot be previewed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum PreviewError {
+    #[error(transparent)]
+    Skeleton(#[from] SkeletonError),
+}
+
 struct Figure {
     skeleton: Skeleton,
     segments: Vec<(usize, usize, &'static str)>,
 }
 
 impl Figure {
-    fn of(profile: &Profile) -> Result<Figure, String> {
+    fn of(profile: &Profile) -> Result<Figure, SkeletonError> {
         let skeleton = Skeleton::of(profile)?;
         let find = |name: &str| skeleton.bones.iter().position(|b| b.name == name);
         let mut segments = Vec::new();
@@ -182,7 +189,7 @@ pub fn svg(
     profile: &Profile,
     title: &str,
     at_s: Option<f64>,
-) -> Result<String, String> {
+) -> Result<String, PreviewError> {
     let figure = Figure::of(profile)?;
     let motion = match at_s {
         Some(t) => frame_of(motion, t),
@@ -234,7 +241,7 @@ pub fn svg(
 
 /// An HTML page with the same figure drawn on a canvas by a short script, at true
 /// speed, looping, with the time shown.
-pub fn html(motion: &Motion, profile: &Profile, title: &str) -> Result<String, String> {
+pub fn html(motion: &Motion, profile: &Profile, title: &str) -> Result<String, PreviewError> {
     let figure = Figure::of(profile)?;
     let samples = sample(&figure, motion);
     let (w, h) = (2.0 * VIEW_W, HEADER + VIEW_H);

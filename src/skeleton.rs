@@ -35,6 +35,16 @@ pub struct BodyGeometry {
     pub tail_length: f64,
 }
 
+/// Why a profile has no skeleton.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SkeletonError {
+    #[error("the {model} profile has no [{section}] geometry")]
+    MissingGeometry {
+        model: String,
+        section: &'static str,
+    },
+}
+
 /// One bone: a joint of the robot, or a fixed tip.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bone {
@@ -67,15 +77,13 @@ const PITCH_UP: DVec3 = DVec3::NEG_Y;
 
 impl Skeleton {
     /// The skeleton of `profile`; an error names what geometry is missing.
-    pub fn of(profile: &Profile) -> Result<Skeleton, String> {
-        let legs = profile
-            .legs
-            .as_ref()
-            .ok_or_else(|| format!("the {} profile has no [legs] geometry", profile.model))?;
-        let body = profile
-            .body
-            .as_ref()
-            .ok_or_else(|| format!("the {} profile has no [body] geometry", profile.model))?;
+    pub fn of(profile: &Profile) -> Result<Skeleton, SkeletonError> {
+        let missing = |section| SkeletonError::MissingGeometry {
+            model: profile.model.clone(),
+            section,
+        };
+        let legs = profile.legs.as_ref().ok_or_else(|| missing("legs"))?;
+        let body = profile.body.as_ref().ok_or_else(|| missing("body"))?;
         let mut s = Skeleton { bones: Vec::new() };
         let joint = |name: &str| profile.joints.iter().position(|j| j.name == name);
         let body_bone = s.add("body", None, DVec3::ZERO, None, None);

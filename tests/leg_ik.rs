@@ -5,9 +5,9 @@
 
 mod common;
 
-use aibo_motion::keyframes::{build_motion, Options};
 use aibo_motion::kinematics::world_pose;
 use aibo_motion::legs::{Leg, LegId};
+use aibo_motion::pipeline::{build, BuildOptions};
 use aibo_motion::profile::Profile;
 use aibo_motion::retarget::{self, retarget, LegMode};
 use aibo_motion::source::bvh;
@@ -166,17 +166,12 @@ fn the_written_motion_keeps_the_paw_on_the_path() {
     let text = common::performer_bvh(&arm_path(), 1.0 / 30.0);
     let clip = bvh::read(text.as_bytes()).unwrap();
     let profile = Profile::builtin("ERS-7").unwrap();
-    let tracks = retarget(&clip, &profile, &ik()).unwrap();
-    let options = Options {
-        frame_ms: 16,
-        tolerance: 0.5f64.to_radians(),
-        start_pose: "stand".into(),
-        end_pose: "stand".into(),
-        name: "ik".into(),
-        creator: "t".into(),
-        body_attitude: false,
+    let options = BuildOptions {
+        retarget: ik(),
+        ..BuildOptions::default()
     };
-    let motion = build_motion(&tracks, &profile, &options).unwrap().motion;
+    let built = build(&clip, &profile, &options).unwrap();
+    let (motion, tracks) = (built.motion, built.tracks);
     let leg = Leg::of(&profile, LegId::LeftFront).unwrap();
     let columns = leg.joints.map(|j| {
         motion

@@ -4,21 +4,23 @@
 
 mod common;
 
-use aibo_motion::keyframes::{build_motion, Options};
-use aibo_motion::likeness::{likeness, Likeness};
+use aibo_motion::likeness::Likeness;
+use aibo_motion::pipeline::{build, BuildOptions};
 use aibo_motion::profile::{Mapping, Profile};
 use aibo_motion::retarget::{self, retarget};
 use aibo_motion::source::{self, bvh, Clip, ReadOptions};
 use std::path::{Path, PathBuf};
 
 fn figure_of(clip: &Clip, profile: &Profile, overrides: Vec<Mapping>) -> Likeness {
-    let options = retarget::Options {
-        overrides,
-        ..retarget::Options::default()
+    let options = BuildOptions {
+        retarget: retarget::Options {
+            overrides,
+            ..retarget::Options::default()
+        },
+        ..BuildOptions::default()
     };
-    let tracks = retarget(clip, profile, &options).unwrap();
-    let built = build_motion(&tracks, profile, &Options::default()).unwrap();
-    likeness(&tracks, profile, &built).expect("a figure")
+    let built = build(clip, profile, &options).unwrap();
+    built.likeness(profile).expect("a figure")
 }
 
 fn segment<'a>(l: &'a Likeness, performer: &str) -> &'a aibo_motion::likeness::Figure {

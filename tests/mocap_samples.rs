@@ -200,9 +200,9 @@ fn info_and_positions_work_on_every_sample_from_the_command_line() {
 )]
 fn every_sample_builds_a_clean_motion_for_every_model_and_leg_mode() {
     use aibo_motion::check::check;
-    use aibo_motion::keyframes::{build_motion, Options};
+    use aibo_motion::pipeline::{build, BuildOptions};
     use aibo_motion::profile::Profile;
-    use aibo_motion::retarget::{self, retarget, LegMode};
+    use aibo_motion::retarget::{self, LegMode};
 
     let (mocap, mrtk) = (
         common::shared("mocap-samples"),
@@ -235,21 +235,14 @@ fn every_sample_builds_a_clean_motion_for_every_model_and_leg_mode() {
                     .iter()
                     .flat_map(|p| modes.iter().map(move |m| (p, m)))
                 {
-                    let options = retarget::Options {
-                        legs: mode,
-                        ..Default::default()
+                    let options = BuildOptions {
+                        retarget: retarget::Options {
+                            legs: mode,
+                            ..Default::default()
+                        },
+                        ..BuildOptions::default()
                     };
-                    let tracks = retarget(&clip, profile, &options).unwrap();
-                    let options = Options {
-                        frame_ms: 16,
-                        tolerance: 0.5f64.to_radians(),
-                        start_pose: "stand".into(),
-                        end_pose: "stand".into(),
-                        name: "t".into(),
-                        creator: "t".into(),
-                        body_attitude: false,
-                    };
-                    let motion = build_motion(&tracks, profile, &options).unwrap().motion;
+                    let motion = build(&clip, profile, &options).unwrap().motion;
                     let report = check(&motion, profile);
                     assert!(
                         report.violations.is_empty(),

@@ -4,11 +4,12 @@
 #![no_main]
 
 use aibo_motion::check::{check, Violation};
-use aibo_motion::keyframes::{build_motion, Options};
-use aibo_motion::likeness::{likeness, Figure};
+use aibo_motion::keyframes;
+use aibo_motion::likeness::Figure;
 use aibo_motion::mtn;
+use aibo_motion::pipeline::{build, BuildOptions};
 use aibo_motion::profile::Profile;
-use aibo_motion::retarget::{retarget, Neutral, Options as RetargetOptions};
+use aibo_motion::retarget::{self, Neutral};
 use aibo_motion::source::bvh;
 use libfuzzer_sys::fuzz_target;
 
@@ -23,26 +24,21 @@ fuzz_target!(|data: &[u8]| {
         Some(&b) if b % 2 == 1 => Neutral::Frame(usize::from(b) % clip.frames),
         _ => Neutral::Typical,
     };
+    let options = BuildOptions {
+        retarget: retarget::Options {
+            neutral,
+            ..retarget::Options::default()
+        },
+        keyframes: keyframes::Options {
+            name: "fuzz".into(),
+            body_attitude: true,
+            ..keyframes::Options::default()
+        },
+    };
     for model in ["ERS-210", "ERS-7"] {
         let profile = Profile::builtin(model).unwrap();
-        let retarget_options = RetargetOptions {
-            neutral,
-            ..RetargetOptions::default()
-        };
-        let Ok(tracks) = retarget(&clip, &profile, &retarget_options) else {
-            return;
-        };
-        let options = Options {
-            frame_ms: 16,
-            tolerance: 0.5f64.to_radians(),
-            start_pose: "stand".into(),
-            end_pose: "stand".into(),
-            name: "fuzz".into(),
-            creator: "fuzz".into(),
-            body_attitude: true,
-        };
-        if let Ok(built) = build_motion(&tracks, &profile, &options) {
-            if let Some(l) = likeness(&tracks, &profile, &built) {
+        if let Ok(built) = build(&clip, &profile, &options) {
+            if let Some(l) = built.likeness(&profile) {
                 let sane = |f: &Figure| {
                     (0.0..=180.0).contains(&f.median_deg)
                         && (0.0..=180.0).contains(&f.p90_deg)

@@ -2,10 +2,11 @@
 //! profile) or from the JSON form that `dump` writes.
 
 use super::{detect, json_text, load_clip, print_stdout, FileKind, Outcome};
-use crate::keyframes::{build_motion, Options};
-use crate::likeness::{likeness, Figure, Likeness};
+use crate::keyframes::Options;
+use crate::likeness::{Figure, Likeness};
+use crate::pipeline::{self, BuildOptions};
 use crate::profile::{load_mappings, Profile};
-use crate::retarget::{self, retarget, LegMode};
+use crate::retarget::{self, LegMode};
 use crate::{fsio, mtn};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -398,27 +399,29 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         Some(n) => retarget::Neutral::Frame(n),
         None => retarget::Neutral::Typical,
     };
-    let retarget_options = retarget::Options {
-        overrides,
-        legs: args.legs,
-        neutral,
+    let options = BuildOptions {
+        retarget: retarget::Options {
+            overrides,
+            legs: args.legs,
+            neutral,
+        },
+        keyframes: Options {
+            frame_ms: args.frame_ms,
+            tolerance: args.tolerance_deg.to_radians(),
+            start_pose: args.start_pose.clone(),
+            end_pose: args.end_pose.clone(),
+            name: args
+                .name
+                .clone()
+                .unwrap_or_else(|| default_name(args, input)),
+            creator: args.creator.clone(),
+            body_attitude: args.body_attitude,
+        },
     };
-    let tracks = retarget(&clip, &profile, &retarget_options).map_err(anyhow::Error::msg)?;
-    let options = Options {
-        frame_ms: args.frame_ms,
-        tolerance: args.tolerance_deg.to_radians(),
-        start_pose: args.start_pose.clone(),
-        end_pose: args.end_pose.clone(),
-        name: args
-            .name
-            .clone()
-            .unwrap_or_else(|| default_name(args, input)),
-        creator: args.creator.clone(),
-        body_attitude: args.body_attitude,
-    };
-    let built = build_motion(&tracks, &profile, &options).map_err(anyhow::Error::msg)?;
-    let likeness = likeness(&tracks, &profile, &built);
-    let motion = built.motion;
+    let built = pipeline::build(&clip, &profile, &options)
+        .with_context(|| format!("{}: cannot build a motion", input.display()))?;
+    let likeness = built.likeness(&profile);
+    let (motion, tracks) = (built.motion, built.tracks);
     let bytes = mtn::encode(&motion)?;
     fsio::write_bytes(output, &[input], &bytes)?;
 

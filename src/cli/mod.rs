@@ -235,20 +235,12 @@ fn motion_to_view(path: &Path, view: &ViewArgs) -> Result<(mtn::Motion, crate::p
                 )
             })?)?;
             let clip = load_clip(path, &data, source)?;
-            if clip.frames == 0 {
-                anyhow::bail!("{}: the file holds no frames", path.display());
-            }
-            let tracks =
-                crate::retarget::retarget(&clip, &profile, &crate::retarget::Options::default())
-                    .map_err(anyhow::Error::msg)?;
-            let options = crate::keyframes::Options {
-                name: path
-                    .file_stem()
-                    .map_or_else(|| "motion".into(), |s| s.to_string_lossy().into_owned()),
-                ..crate::keyframes::Options::default()
-            };
-            let built = crate::keyframes::build_motion(&tracks, &profile, &options)
-                .map_err(anyhow::Error::msg)?;
+            let mut options = crate::pipeline::BuildOptions::default();
+            options.keyframes.name = path
+                .file_stem()
+                .map_or_else(|| "motion".into(), |s| s.to_string_lossy().into_owned());
+            let built = crate::pipeline::build(&clip, &profile, &options)
+                .with_context(|| format!("{}: cannot build a motion", path.display()))?;
             Ok((built.motion, profile))
         }
         FileKind::Oda => anyhow::bail!(

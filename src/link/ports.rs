@@ -15,8 +15,8 @@ pub struct PortInfo {
 }
 
 /// Every serial port the system lists (without libudev some details may be missing).
-pub fn list() -> Result<Vec<PortInfo>, String> {
-    let ports = serialport::available_ports().map_err(|e| e.to_string())?;
+pub fn list() -> Result<Vec<PortInfo>, serialport::Error> {
+    let ports = serialport::available_ports()?;
     Ok(ports
         .into_iter()
         .map(|p| {

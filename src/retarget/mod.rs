@@ -73,16 +73,34 @@ pub struct Options {
     pub neutral: Neutral,
 }
 
+/// Why a mapping cannot drive its joint.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RetargetError {
+    #[error("mapping for {joint:?}: the {model} has no such joint")]
+    NoSuchJoint { joint: String, model: String },
+    #[error("mapping for {joint:?}: measure {measure:?} is not one of head.yaw|pitch|roll or <left_arm|right_arm|left_leg|right_leg>.swing|abduction|bend")]
+    UnknownMeasure { joint: String, measure: String },
+}
+
 /// Tracks for every profile joint that a mapping drives and the clip can measure.
 /// With [`LegMode::Ik`], legs with geometry in the profile follow paw positions instead.
-pub fn retarget(clip: &Clip, profile: &Profile, options: &Options) -> Result<Tracks, String> {
+pub fn retarget(
+    clip: &Clip,
+    profile: &Profile,
+    options: &Options,
+) -> Result<Tracks, RetargetError> {
     let mut mappings: Vec<&Mapping> = profile.mappings.iter().collect();
+    let no_such_joint = |joint: &str| RetargetError::NoSuchJoint {
+        joint: joint.to_string(),
+        model: profile.model.clone(),
+    };
+    let unknown_measure = |m: &Mapping| RetargetError::UnknownMeasure {
+        joint: m.joint.clone(),
+        measure: m.measure.clone(),
+    };
     for o in &options.overrides {
         if profile.joint_by_name(&o.joint).is_none() {
-            return Err(format!(
-                "mapping for {:?}: the {} has no such joint",
-                o.joint, profile.model
-            ));
+            return Err(no_such_joint(&o.joint));
         }
         mappings.retain(|m| m.joint != o.joint);
         mappings.push(o);
@@ -94,16 +112,10 @@ pub fn retarget(clip: &Clip, profile: &Profile, options: &Options) -> Result<Tra
     let mut drivers = Vec::new();
     for m in mappings {
         let Some(index) = profile.joints.iter().position(|j| j.name == m.joint) else {
-            return Err(format!(
-                "mapping for {:?}: no such joint in the profile",
-                m.joint
-            ));
+            return Err(no_such_joint(&m.joint));
         };
         let Some((part, what)) = m.measure.split_once('.') else {
-            return Err(format!(
-                "mapping for {:?}: measure {:?} is not part.measure",
-                m.joint, m.measure
-            ));
+            return Err(unknown_measure(m));
         };
         let (values, source) = if part == "head" {
             let Some(head) = &performer.head else {
@@ -117,10 +129,7 @@ pub fn retarget(clip: &Clip, profile: &Profile, options: &Options) -> Result<Tra
             (values, vec![head.source.clone()])
         } else {
             let Some(limb) = Limb::ALL.iter().copied().find(|l| l.name() == part) else {
-                return Err(format!(
-                    "mapping for {:?}: unknown body part {part:?}",
-                    m.joint
-                ));
+                return Err(unknown_measure(m));
             };
             let Some(track) = performer.limb(limb) else {
                 continue;
@@ -133,10 +142,7 @@ pub fn retarget(clip: &Clip, profile: &Profile, options: &Options) -> Result<Tra
             (values, track.source.clone())
         };
         let Some(values) = values else {
-            return Err(format!(
-                "mapping for {:?}: unknown measure {:?}",
-                m.joint, m.measure
-            ));
+            return Err(unknown_measure(m));
         };
         drivers.push(Driver {
             joint: m.joint.clone(),

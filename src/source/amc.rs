@@ -105,12 +105,10 @@ fn find_asf(
             "the .asf beside it whose name begins the AMC's, as CMU names them",
         ));
     }
-    let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
-    Err(ReadError::Other(format!(
-        "{}: an AMC motion needs its ASF skeleton; none found (tried {}); name it with --asf FILE",
-        path.display(),
-        tried.join(", ")
-    )))
+    Err(ReadError::NoSkeleton {
+        path: path.to_path_buf(),
+        tried,
+    })
 }
 
 /// CMU names takes `01_01.amc`, `01_02.amc` … for the skeleton `01.asf`: the `.asf`

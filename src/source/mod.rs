@@ -169,8 +169,16 @@ pub enum ReadError {
     Binary { path: String, error: FormatError },
     #[error(transparent)]
     Io(#[from] crate::fsio::IoError),
-    #[error("{0}")]
-    Other(String),
+    #[error("{}: not a motion source this build reads (BVH, ASF/AMC, MRTK input animation)", path.display())]
+    UnknownFormat { path: PathBuf },
+    #[error("{}: an AMC motion needs its ASF skeleton; none found (tried {}); name it with --asf FILE", path.display(), list(tried))]
+    NoSkeleton { path: PathBuf, tried: Vec<PathBuf> },
+}
+
+/// Paths for a message, comma-separated.
+fn list(paths: &[PathBuf]) -> String {
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    names.join(", ")
 }
 
 /// What a user may tell a reader beyond the file itself.
@@ -217,8 +225,8 @@ pub fn read(path: &Path, data: &[u8], options: &ReadOptions) -> Result<Clip, Rea
             path: name.clone(),
             error,
         }),
-        None => Err(ReadError::Other(format!(
-            "{name}: not a motion source this build reads (BVH, ASF/AMC, MRTK input animation)"
-        ))),
+        None => Err(ReadError::UnknownFormat {
+            path: path.to_path_buf(),
+        }),
     }
 }
