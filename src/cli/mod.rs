@@ -85,40 +85,10 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     }
 }
 
-/// The kinds of file this build reads, told apart by their first bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum FileKind {
-    Mtn,
-    Oda,
-    Source(crate::source::Format),
-}
+use crate::source::probe::FileKind;
 
 fn detect(data: &[u8], path: &Path) -> Result<FileKind> {
-    if data.starts_with(mtn::MAGIC) {
-        Ok(FileKind::Mtn)
-    } else if data.starts_with(crate::oda::MAGIC) {
-        Ok(FileKind::Oda)
-    } else if let Some(format) = crate::source::detect(data, path) {
-        Ok(FileKind::Source(format))
-    } else {
-        let head: String = data
-            .iter()
-            .take(4)
-            .map(|&b| {
-                if b.is_ascii_graphic() {
-                    char::from(b)
-                } else {
-                    '.'
-                }
-            })
-            .collect();
-        anyhow::bail!(
-            "{}: not a file this build reads (it starts with {head:?}; MTN files start with \
-             \"OMTN\", ODA archives with \"ODAR\", BVH with HIERARCHY, ASF/AMC with a \
-             :keyword or #!OML, MRTK recordings with their magic or end in .bin)",
-            path.display()
-        )
-    }
+    Ok(crate::source::probe::probe(data, path)?)
 }
 
 /// Options for reading a motion source, shared by the commands that take one.

@@ -1,20 +1,15 @@
-//! Acclaim AMC motions, on the skeleton of their ASF file.
-//!
-//! An AMC names its skeleton only loosely, so the skeleton is found in this order:
-//! `--asf FILE`, the `#!OML:ASF <path>` line (as written, then its file name beside the
-//! AMC), then a same-named `.asf` beside the AMC. AMC stores no frame rate: `--fps`,
-//! 120 by default (CMU's capture rate); the clip's notes say which were used.
+//! Acclaim AMC motions, on the skeleton of their ASF file (which `asf_lookup.rs`
+//! finds). AMC stores no frame rate: the caller gives one, 120 by default (CMU's
+//! capture rate).
 
-use super::asf::{self, Asf, Dof};
+use super::asf::{Asf, Dof};
 use super::text::{
     cores, first_keyword, in_line_pieces, parse_numbers, strip_bom, Lines, Split, TextError,
 };
-use super::{concat, moving_columns, Clip, Format, ReadError, ReadOptions};
-use crate::fsio;
+use super::{concat, moving_columns, Clip, Format};
 use crate::units::axis_rotation;
 use glam::{DQuat, DVec3};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 
 /// CMU captured at 120 Hz; AMC files do not say.
 pub const DEFAULT_FPS: f64 = 120.0;
@@ -35,115 +30,6 @@ pub fn is_asf(data: &[u8]) -> bool {
         ":hierarchy",
     ]
     .contains(&k.as_str())
-}
-
-/// Reads an ASF (a skeleton with no frames) or an AMC with its ASF.
-pub fn read_with_skeleton(
-    path: &Path,
-    data: &[u8],
-    options: &ReadOptions,
-) -> Result<Clip, ReadError> {
-    let text_err = |p: &Path| {
-        let name = p.display().to_string();
-        move |error| ReadError::Text { path: name, error }
-    };
-    if is_asf(data) {
-        let skeleton = asf::read(data).map_err(text_err(path))?;
-        let mut clip = read(&skeleton, &[], DEFAULT_FPS).map_err(text_err(path))?;
-        clip.notes
-            .push("an ASF skeleton alone: no frames (give the AMC to read a motion)".into());
-        return Ok(clip);
-    }
-    let (asf_path, how) = find_asf(path, data, options)?;
-    let asf_data = fsio::read_input(&asf_path)?;
-    let skeleton = asf::read(&asf_data).map_err(text_err(&asf_path))?;
-    let fps = options.fps.unwrap_or(DEFAULT_FPS);
-    let mut clip = read(&skeleton, data, fps).map_err(text_err(path))?;
-    clip.notes
-        .insert(0, format!("skeleton from {} ({how})", asf_path.display()));
-    if options.fps.is_none() {
-        clip.notes.push(format!(
-            "{DEFAULT_FPS} frames per second assumed: AMC files do not store a rate (set it with --fps)"
-        ));
-    }
-    Ok(clip)
-}
-
-fn find_asf(
-    path: &Path,
-    data: &[u8],
-    options: &ReadOptions,
-) -> Result<(PathBuf, &'static str), ReadError> {
-    if let Some(asf) = &options.asf {
-        return Ok((asf.clone(), "--asf"));
-    }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tried = Vec::new();
-    if let Some(named) = oml_asf_path(data) {
-        let as_written = dir.join(&named);
-        // Exporters wrote their own machine's path (often Windows): try its file name too.
-        let file_name = named
-            .rsplit(['/', '\\'])
-            .next()
-            .unwrap_or(&named)
-            .to_string();
-        for candidate in [as_written, dir.join(file_name)] {
-            if candidate.is_file() {
-                return Ok((candidate, "named by its #!OML:ASF line"));
-            }
-            tried.push(candidate);
-        }
-    }
-    let beside = path.with_extension("asf");
-    if beside.is_file() {
-        return Ok((beside, "same name beside the AMC"));
-    }
-    tried.push(beside);
-    if let Some(found) = asf_by_prefix(path) {
-        return Ok((
-            found,
-            "the .asf beside it whose name begins the AMC's, as CMU names them",
-        ));
-    }
-    Err(ReadError::NoSkeleton {
-        path: path.to_path_buf(),
-        tried,
-    })
-}
-
-/// CMU names takes `01_01.amc`, `01_02.amc` … for the skeleton `01.asf`: the `.asf`
-/// beside `path` whose name is the longest prefix of the AMC's name.
-fn asf_by_prefix(path: &Path) -> Option<PathBuf> {
-    let stem = path.file_stem()?.to_str()?.to_ascii_lowercase();
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("asf")))
-        .filter_map(|p| {
-            let asf_stem = p.file_stem()?.to_str()?.to_ascii_lowercase();
-            stem.starts_with(&asf_stem).then_some((asf_stem.len(), p))
-        })
-        .max_by_key(|(len, _)| *len)
-        .map(|(_, p)| p)
-}
-
-/// The path on a `#!OML:ASF <path>` line, if the file has one before its data.
-fn oml_asf_path(data: &[u8]) -> Option<String> {
-    let mut lines = Lines::new(strip_bom(data));
-    while let Some((_, line)) = lines.next_line() {
-        let line = line.trim_ascii();
-        if let Some(rest) = line.strip_prefix(b"#!OML:ASF") {
-            return Some(String::from_utf8_lossy(rest.trim_ascii()).into_owned());
-        }
-        if !(line.is_empty() || line[0] == b'#' || line[0] == b':') {
-            return None;
-        }
-    }
-    None
 }
 
 /// Reads AMC text on `asf`'s skeleton at `fps` frames per second.

@@ -8,13 +8,16 @@
 
 pub mod amc;
 pub mod asf;
+mod asf_lookup;
 pub mod bvh;
 pub mod mrtk;
+pub mod probe;
 mod text;
 
 pub use text::{cores, TextError};
 
 use crate::binary::FormatError;
+use amc::DEFAULT_FPS;
 use glam::{DQuat, DVec3};
 use std::path::{Path, PathBuf};
 
@@ -190,37 +193,17 @@ pub struct ReadOptions {
     pub fps: Option<f64>,
 }
 
-/// Tells the source formats apart by content: MRTK's magic, an ASF `:` keyword, an AMC
-/// frame layout, BVH's `HIERARCHY`; then by extension for a headerless MRTK recording.
-pub fn detect(data: &[u8], path: &Path) -> Option<Format> {
-    if data.starts_with(&mrtk::MAGIC) {
-        return Some(Format::Mrtk);
-    }
-    let head = text::first_keyword(data);
-    match head.as_deref() {
-        Some(k) if k.eq_ignore_ascii_case("HIERARCHY") => return Some(Format::Bvh),
-        Some(k) if k.starts_with(':') || k.starts_with("#!OML") => return Some(Format::AsfAmc),
-        _ => {}
-    }
-    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
-    match ext.as_str() {
-        "bvh" => Some(Format::Bvh),
-        "asf" | "amc" => Some(Format::AsfAmc),
-        "bin" => Some(Format::Mrtk),
-        _ => None,
-    }
-}
-
-/// Reads any motion source, choosing the reader by [`detect`].
+/// Reads any motion source, choosing the reader by [`probe::source_format`]. The
+/// readers take bytes; this is where an AMC's skeleton is looked for on disk.
 pub fn read(path: &Path, data: &[u8], options: &ReadOptions) -> Result<Clip, ReadError> {
     let name = path.display().to_string();
     let text_err = |error| ReadError::Text {
         path: name.clone(),
         error,
     };
-    match detect(data, path) {
+    match probe::source_format(data, path) {
         Some(Format::Bvh) => bvh::read(data).map_err(text_err),
-        Some(Format::AsfAmc) => amc::read_with_skeleton(path, data, options),
+        Some(Format::AsfAmc) => read_asf_amc(path, data, options),
         Some(Format::Mrtk) => mrtk::read(data, options.fps).map_err(|error| ReadError::Binary {
             path: name.clone(),
             error,
@@ -229,4 +212,32 @@ pub fn read(path: &Path, data: &[u8], options: &ReadOptions) -> Result<Clip, Rea
             path: path.to_path_buf(),
         }),
     }
+}
+
+/// Reads an ASF (a skeleton with no frames) or an AMC with its ASF.
+fn read_asf_amc(path: &Path, data: &[u8], options: &ReadOptions) -> Result<Clip, ReadError> {
+    let text_err = |p: &Path| {
+        let name = p.display().to_string();
+        move |error| ReadError::Text { path: name, error }
+    };
+    if amc::is_asf(data) {
+        let skeleton = asf::read(data).map_err(text_err(path))?;
+        let mut clip = amc::read(&skeleton, &[], DEFAULT_FPS).map_err(text_err(path))?;
+        clip.notes
+            .push("an ASF skeleton alone: no frames (give the AMC to read a motion)".into());
+        return Ok(clip);
+    }
+    let (asf_path, how) = asf_lookup::find_asf(path, data, options)?;
+    let asf_data = crate::fsio::read_input(&asf_path)?;
+    let skeleton = asf::read(&asf_data).map_err(text_err(&asf_path))?;
+    let fps = options.fps.unwrap_or(DEFAULT_FPS);
+    let mut clip = amc::read(&skeleton, data, fps).map_err(text_err(path))?;
+    clip.notes
+        .insert(0, format!("skeleton from {} ({how})", asf_path.display()));
+    if options.fps.is_none() {
+        clip.notes.push(format!(
+            "{DEFAULT_FPS} frames per second assumed: AMC files do not store a rate (set it with --fps)"
+        ));
+    }
+    Ok(clip)
 }
