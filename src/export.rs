@@ -20,7 +20,7 @@ use crate::units::urad_to_deg;
 pub const MAX_FRAMES: u64 = 1_000_000;
 
 /// Which frames to write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Rate {
     /// Every 8 ms frame the robot plays.
     Dense,

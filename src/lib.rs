@@ -5,7 +5,6 @@
 
 pub mod binary;
 pub mod check;
-pub mod cli;
 pub mod edit;
 pub mod export;
 pub mod fsio;

@@ -1,5 +1,7 @@
-use aibo_motion::cli::{self, Cli, Outcome};
+mod cli;
+
 use clap::Parser;
+use cli::{Cli, Outcome};
 use std::process::ExitCode;
 use tracing::Level;
 

@@ -1,46 +1,8 @@
-//! The finish of the command line: examples in every command's help, shell completions
-//! and manual pages generated from the same definitions, a version.
+//! The finish of the command line: shell completions and manual pages generated from
+//! the command definitions, and a version. (That every command's help shows examples is
+//! tested inside the binary, in `src/cli/docs.rs`.)
 
 mod common;
-
-use aibo_motion::cli::Cli;
-use clap::CommandFactory;
-
-/// Every command and subcommand path, e.g. ["oda", "pack"].
-fn command_paths() -> Vec<Vec<String>> {
-    fn walk(cmd: &clap::Command, prefix: Vec<String>, out: &mut Vec<Vec<String>>) {
-        for sub in cmd.get_subcommands() {
-            let mut path = prefix.clone();
-            path.push(sub.get_name().to_string());
-            out.push(path.clone());
-            walk(sub, path, out);
-        }
-    }
-    let mut out = Vec::new();
-    walk(&Cli::command(), Vec::new(), &mut out);
-    out
-}
-
-#[test]
-fn every_command_shows_examples_in_its_help() {
-    let paths = command_paths();
-    assert!(paths.len() >= 15, "{paths:?}");
-    for path in paths {
-        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
-        args.push("--help");
-        let out = common::run(&args);
-        assert!(out.status.success(), "{path:?}");
-        let help = common::stdout(&out);
-        assert!(
-            help.contains("Examples:"),
-            "{path:?} --help has no examples:\n{help}"
-        );
-        assert!(
-            help.contains(&format!("aibo-motion {}", path.join(" "))),
-            "{path:?}: its examples use it"
-        );
-    }
-}
 
 #[test]
 fn completions_cover_every_command_in_three_shells() {

@@ -2,12 +2,32 @@
 //! profile) or from the JSON form that `dump` writes.
 
 use super::{detect, json_text, load_clip, print_stdout, FileKind, Outcome};
-use crate::keyframes::Options;
-use crate::likeness::{Figure, Likeness};
-use crate::pipeline::{self, BuildOptions};
-use crate::profile::{load_mappings, Profile};
-use crate::retarget::{self, LegMode};
-use crate::{fsio, mtn};
+use aibo_motion::keyframes::Options;
+use aibo_motion::likeness::{Figure, Likeness};
+use aibo_motion::pipeline::{self, BuildOptions};
+use aibo_motion::profile::{load_mappings, Profile};
+use aibo_motion::retarget::{self, LegMode};
+
+/// How the legs follow the limbs: [`LegMode`] on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Legs {
+    /// Joint angles from the limbs' swing, abduction and bend (the profile's mappings).
+    Angles,
+    /// Paw positions: each hand and foot, relative to its shoulder or hip and scaled to
+    /// the leg's length, moves the paw from its stand position; inverse kinematics
+    /// finds the angles.
+    Ik,
+}
+
+impl From<Legs> for LegMode {
+    fn from(legs: Legs) -> LegMode {
+        match legs {
+            Legs::Angles => LegMode::Angles,
+            Legs::Ik => LegMode::Ik,
+        }
+    }
+}
+use aibo_motion::{fsio, mtn};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -60,8 +80,8 @@ pub struct Args {
     #[arg(long, default_value_t = Options::default().end_pose)]
     pub end_pose: String,
     /// How the legs follow the limbs: joint angles, or paw positions by inverse kinematics.
-    #[arg(long, value_enum, default_value_t = LegMode::Angles)]
-    pub legs: LegMode,
+    #[arg(long, value_enum, default_value_t = Legs::Angles)]
+    pub legs: Legs,
     /// Body roll, pitch and yaw from the performer's pelvis (default: the posture's).
     #[arg(long)]
     pub body_attitude: bool,
@@ -190,7 +210,7 @@ struct Summary {
     profile_title: String,
     keyframes: usize,
     duration_s: f64,
-    drivers: Vec<crate::retarget::Driver>,
+    drivers: Vec<aibo_motion::retarget::Driver>,
     held: Vec<String>,
     warnings: Vec<String>,
     notes: Vec<String>,
@@ -402,7 +422,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
     let options = BuildOptions {
         retarget: retarget::Options {
             overrides,
-            legs: args.legs,
+            legs: args.legs.into(),
             neutral,
         },
         keyframes: Options {

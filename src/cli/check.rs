@@ -1,8 +1,8 @@
 //! `aibo-motion check`: limit and speed violations of a motion against a robot profile.
 
 use super::{deg, json_text, load_motion, print_stdout, seconds, Outcome};
-use crate::check::{check, Violation};
-use crate::profile::Profile;
+use aibo_motion::check::{check, Violation};
+use aibo_motion::profile::Profile;
 use anyhow::Result;
 use serde_json::json;
 use std::fmt::Write as _;

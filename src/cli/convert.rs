@@ -1,9 +1,9 @@
 //! `aibo-motion convert`: a motion on another model, mirrored, reversed or re-timed.
 
 use super::{load_motion, Outcome};
-use crate::edit::{change_model, mirror, reverse, scale_time};
-use crate::profile::Profile;
-use crate::{fsio, mtn};
+use aibo_motion::edit::{change_model, mirror, reverse, scale_time};
+use aibo_motion::profile::Profile;
+use aibo_motion::{fsio, mtn};
 use anyhow::Result;
 use std::path::PathBuf;
 

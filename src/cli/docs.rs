@@ -2,7 +2,7 @@
 //! definitions, so they never drift from the real flags.
 
 use super::{Cli, Outcome};
-use crate::fsio;
+use aibo_motion::fsio;
 use anyhow::{Context, Result};
 use clap::CommandFactory;
 use std::path::{Path, PathBuf};
@@ -57,4 +57,41 @@ pub fn man(args: ManArgs) -> Result<Outcome> {
         fsio::write_bytes(&dir.join(&file), &[], &out)?;
     }
     Ok(Outcome::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every command and subcommand with its path, e.g. `oda pack`.
+    fn commands() -> Vec<(String, clap::Command)> {
+        fn walk(cmd: &clap::Command, prefix: &str, out: &mut Vec<(String, clap::Command)>) {
+            for sub in cmd.get_subcommands() {
+                let path = format!("{prefix}{}", sub.get_name());
+                out.push((path.clone(), sub.clone()));
+                walk(sub, &format!("{path} "), out);
+            }
+        }
+        let mut out = Vec::new();
+        walk(&Cli::command(), "", &mut out);
+        out
+    }
+
+    #[test]
+    fn every_command_shows_examples_that_use_it_in_its_help() {
+        let commands = commands();
+        assert!(commands.len() >= 15, "{} commands", commands.len());
+        for (path, mut cmd) in commands {
+            let help = cmd.render_long_help().to_string();
+            assert!(
+                help.contains("Examples:"),
+                "{path} --help has no examples:\n{help}"
+            );
+            assert!(
+                help.contains(&format!("aibo-motion {path}")),
+                "{path}: its examples do not use it"
+            );
+        }
+    }
 }

@@ -1,10 +1,10 @@
 //! `aibo-motion dump`: a motion's full content as lossless JSON or as CSV.
 
 use super::{detect, load_clip, FileKind, Outcome};
-use crate::fsio;
-use crate::kinematics::{end_positions, world_pose};
-use crate::mtn::{self, Motion, DENSE_FRAME_MS};
-use crate::source::{self, Clip};
+use aibo_motion::fsio;
+use aibo_motion::kinematics::{end_positions, world_pose};
+use aibo_motion::mtn::{self, Motion, DENSE_FRAME_MS};
+use aibo_motion::source::{self, Clip};
 use anyhow::Result;
 use std::io::{self, Write};
 use std::path::PathBuf;

@@ -1,8 +1,26 @@
 //! `aibo-motion export`: a motion as a BVH of the robot's own skeleton.
 
 use super::{motion_to_view, Outcome, ViewArgs};
-use crate::export::{self, Rate};
-use crate::fsio;
+use aibo_motion::export::{self, Rate};
+
+/// Which frames to write: [`Rate`] on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Frames {
+    /// Every 8 ms frame the robot plays.
+    Dense,
+    /// The 16 ms grid MTN keyframes lie on.
+    Grid,
+}
+
+impl From<Frames> for Rate {
+    fn from(frames: Frames) -> Rate {
+        match frames {
+            Frames::Dense => Rate::Dense,
+            Frames::Grid => Rate::Grid,
+        }
+    }
+}
+use aibo_motion::fsio;
 use anyhow::{anyhow, Result};
 use std::path::PathBuf;
 
@@ -22,15 +40,15 @@ pub struct Args {
     #[arg(short, long)]
     pub output: PathBuf,
     /// dense: every 8 ms frame the robot plays; grid: the keyframes' 16 ms grid.
-    #[arg(long, value_enum, default_value_t = Rate::Dense)]
-    pub rate: Rate,
+    #[arg(long, value_enum, default_value_t = Frames::Dense)]
+    pub rate: Frames,
     #[command(flatten)]
     pub view: ViewArgs,
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
     let (motion, profile) = motion_to_view(&args.file, &args.view)?;
-    let text = export::bvh(&motion, &profile, args.rate)
+    let text = export::bvh(&motion, &profile, args.rate.into())
         .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
     fsio::write_bytes(&args.output, &[&args.file], text.as_bytes())?;
     Ok(Outcome::Success)

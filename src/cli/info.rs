@@ -1,11 +1,11 @@
 //! `aibo-motion info`: what a file is and what it holds.
 
 use super::{deg, detect, json_text, log_warnings, print_stdout, seconds, FileKind, Outcome};
-use crate::fsio;
-use crate::mtn::{self, Motion};
-use crate::oda::Archive;
-use crate::profile::Profile;
-use crate::source::{Clip, Format};
+use aibo_motion::fsio;
+use aibo_motion::mtn::{self, Motion};
+use aibo_motion::oda::Archive;
+use aibo_motion::profile::Profile;
+use aibo_motion::source::{Clip, Format};
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
 use std::fmt::Write as _;

@@ -16,8 +16,8 @@ use anyhow::{Context, Result};
 use clap::{ArgAction, Parser, Subcommand};
 use std::path::Path;
 
-use crate::fsio;
-use crate::mtn;
+use aibo_motion::fsio;
+use aibo_motion::mtn;
 
 /// Sony AIBO motion toolkit: turn motion capture into MTN motions for the ERS-210, ERS-220
 /// and ERS-7; read, check, dump, convert and export MTN motions and ODA archives; play
@@ -85,10 +85,10 @@ pub fn run(cli: Cli) -> Result<Outcome> {
     }
 }
 
-use crate::source::probe::FileKind;
+use aibo_motion::source::probe::FileKind;
 
 fn detect(data: &[u8], path: &Path) -> Result<FileKind> {
-    Ok(crate::source::probe::probe(data, path)?)
+    Ok(aibo_motion::source::probe::probe(data, path)?)
 }
 
 /// Options for reading a motion source, shared by the commands that take one.
@@ -112,12 +112,12 @@ fn parse_fps(text: &str) -> std::result::Result<f64, String> {
 }
 
 /// Reads a motion source, logging its warnings.
-fn load_clip(path: &Path, data: &[u8], args: &SourceArgs) -> Result<crate::source::Clip> {
-    let options = crate::source::ReadOptions {
+fn load_clip(path: &Path, data: &[u8], args: &SourceArgs) -> Result<aibo_motion::source::Clip> {
+    let options = aibo_motion::source::ReadOptions {
         asf: args.asf.clone(),
         fps: args.fps,
     };
-    let clip = crate::source::read(path, data, &options)?;
+    let clip = aibo_motion::source::read(path, data, &options)?;
     log_warnings(&clip.warnings);
     for note in &clip.notes {
         tracing::info!("{note}");
@@ -157,7 +157,7 @@ fn print_stdout(text: &str) -> Result<()> {
 }
 
 fn deg(urad: i32) -> String {
-    format!("{:.1}°", crate::units::urad_to_deg(urad))
+    format!("{:.1}°", aibo_motion::units::urad_to_deg(urad))
 }
 
 fn seconds(ms: u64) -> String {
@@ -177,8 +177,11 @@ pub struct ViewArgs {
 
 /// A motion to look at, and its robot: an MTN file (its own model unless `--profile`
 /// says otherwise), or motion capture built for `--profile` with `build`'s defaults.
-fn motion_to_view(path: &Path, view: &ViewArgs) -> Result<(mtn::Motion, crate::profile::Profile)> {
-    use crate::profile::Profile;
+fn motion_to_view(
+    path: &Path,
+    view: &ViewArgs,
+) -> Result<(mtn::Motion, aibo_motion::profile::Profile)> {
+    use aibo_motion::profile::Profile;
     let (profile, source) = (view.profile.as_deref(), &view.source);
     let data = fsio::read_input(path)?;
     match detect(&data, path)? {
@@ -205,11 +208,11 @@ fn motion_to_view(path: &Path, view: &ViewArgs) -> Result<(mtn::Motion, crate::p
                 )
             })?)?;
             let clip = load_clip(path, &data, source)?;
-            let mut options = crate::pipeline::BuildOptions::default();
+            let mut options = aibo_motion::pipeline::BuildOptions::default();
             options.keyframes.name = path
                 .file_stem()
                 .map_or_else(|| "motion".into(), |s| s.to_string_lossy().into_owned());
-            let built = crate::pipeline::build(&clip, &profile, &options)
+            let built = aibo_motion::pipeline::build(&clip, &profile, &options)
                 .with_context(|| format!("{}: cannot build a motion", path.display()))?;
             Ok((built.motion, profile))
         }

@@ -1,9 +1,9 @@
 //! `aibo-motion oda list|extract|pack`: Sony's ODA motion archives.
 
 use super::{json_text, print_stdout, Outcome};
-use crate::binary::string_to_latin1;
-use crate::fsio;
-use crate::oda::{Archive, Entry};
+use aibo_motion::binary::string_to_latin1;
+use aibo_motion::fsio;
+use aibo_motion::oda::{Archive, Entry};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -86,7 +86,7 @@ pub fn run(args: Args) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-fn decode(data: &[u8], path: &Path) -> Result<crate::oda::Decoded> {
+fn decode(data: &[u8], path: &Path) -> Result<aibo_motion::oda::Decoded> {
     Archive::decode(data)
         .with_context(|| format!("{} is not a readable ODA archive", path.display()))
 }
@@ -142,7 +142,7 @@ fn file_name_for(e: &Entry) -> Result<String> {
             e.name
         );
     }
-    let ext = if &e.kind == crate::mtn::MAGIC {
+    let ext = if &e.kind == aibo_motion::mtn::MAGIC {
         "mtn".to_string()
     } else {
         e.kind_str()
@@ -160,10 +160,10 @@ fn pack(files: &[PathBuf], output: &Path) -> Result<()> {
             .unwrap_or_default();
         let (stem, ext) = file_name.rsplit_once('.').unwrap_or((&file_name, ""));
         let kind: [u8; 4] = if ext.eq_ignore_ascii_case("mtn") {
-            if let Err(e) = crate::mtn::decode(&data) {
+            if let Err(e) = aibo_motion::mtn::decode(&data) {
                 anyhow::bail!("{} is not a readable MTN file: {e}", path.display());
             }
-            *crate::mtn::MAGIC
+            *aibo_motion::mtn::MAGIC
         } else if let Some(k) = OTHER_KINDS.iter().find(|k| k.eq_ignore_ascii_case(ext)) {
             let mut kind = [0u8; 4];
             let bytes = string_to_latin1(k).unwrap_or_default();

@@ -8,9 +8,27 @@ use firmware_bridge::{Key, State};
 use serde_json::json;
 
 use super::{json_text, load_motion, print_stdout, Outcome};
-use crate::edit;
-use crate::link::{self, Ending, Endpoint, Mode, PlayOptions, PlayReport, Progress};
-use crate::profile::Profile;
+use aibo_motion::edit;
+use aibo_motion::link::{self, Ending, Endpoint, Mode, PlayOptions, PlayReport, Progress};
+use aibo_motion::profile::Profile;
+
+/// How the motion gets to the bridge: [`Mode`] on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Delivery {
+    /// The host sends each 16 ms frame on time.
+    Stream,
+    /// The whole motion goes first; the bridge plays it on its own clock.
+    Upload,
+}
+
+impl From<Delivery> for Mode {
+    fn from(delivery: Delivery) -> Mode {
+        match delivery {
+            Delivery::Stream => Mode::Stream,
+            Delivery::Upload => Mode::Upload,
+        }
+    }
+}
 
 /// Where the robot is: one of --port or --tcp.
 #[derive(Debug, clap::Args)]
@@ -60,8 +78,8 @@ pub struct PlayArgs {
     pub link: LinkArgs,
     /// stream: the host sends each 16 ms frame on time. upload: the motion goes first and
     /// the robot plays it on its own clock (for slow or jittery links).
-    #[arg(long, value_enum, default_value_t = Mode::Stream)]
-    pub mode: Mode,
+    #[arg(long, value_enum, default_value_t = Delivery::Stream)]
+    pub mode: Delivery,
     /// Name the motion is stored under on the robot (upload), or the stored motion to play.
     #[arg(long)]
     pub name: Option<String>,
@@ -139,7 +157,7 @@ fn store_name(given: Option<&str>, file: &Path) -> String {
 
 pub fn run_play(args: PlayArgs) -> Result<Outcome> {
     let mut opts = options(&args.link)?;
-    opts.mode = args.mode;
+    opts.mode = args.mode.into();
     opts.loops = args.loops;
     if !(args.retry.is_finite() && args.retry >= 0.0) {
         bail!("--retry {}: give seconds, 0 or more", args.retry);
@@ -236,9 +254,9 @@ pub fn run_ports(args: PortsArgs) -> Result<Outcome> {
 }
 
 /// The robot's guard will hold back what `check` would report: say so before sending.
-fn warn_of_violations(motion: &crate::mtn::Motion, file: &Path) {
+fn warn_of_violations(motion: &aibo_motion::mtn::Motion, file: &Path) {
     if let Some(profile) = Profile::for_design_label(&motion.design_label) {
-        let found = crate::check::check(motion, &profile).violations.len();
+        let found = aibo_motion::check::check(motion, &profile).violations.len();
         if found > 0 {
             tracing::warn!(
                 "{} goes past the {}'s limits or speeds in {found} places; the robot will hold those joints back \

@@ -1,7 +1,7 @@
 //! `aibo-motion plot`: every joint's angle over time, as SVG.
 
 use super::{motion_to_view, Outcome, ViewArgs};
-use crate::fsio;
+use aibo_motion::fsio;
 use anyhow::{anyhow, Result};
 use std::path::PathBuf;
 
@@ -30,7 +30,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         .file
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let svg = crate::plot::svg(&motion, &profile, &title)
+    let svg = aibo_motion::plot::svg(&motion, &profile, &title)
         .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
     fsio::write_bytes(&args.output, &[&args.file], svg.as_bytes())?;
     Ok(Outcome::Success)

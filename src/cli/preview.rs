@@ -1,7 +1,7 @@
 //! `aibo-motion preview`: an animated stick figure of the robot performing a motion.
 
 use super::{motion_to_view, Outcome, ViewArgs};
-use crate::fsio;
+use aibo_motion::fsio;
 use anyhow::{anyhow, bail, Result};
 use std::path::PathBuf;
 
@@ -47,9 +47,9 @@ pub fn run(args: Args) -> Result<Outcome> {
         if args.at.is_some() {
             bail!("--at draws a still: write it to an .svg file");
         }
-        crate::preview::html(&motion, &profile, &title)
+        aibo_motion::preview::html(&motion, &profile, &title)
     } else {
-        crate::preview::svg(&motion, &profile, &title, args.at)
+        aibo_motion::preview::svg(&motion, &profile, &title, args.at)
     }
     .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
     fsio::write_bytes(&args.output, &[&args.file], text.as_bytes())?;

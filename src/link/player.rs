@@ -24,7 +24,7 @@ use crate::mtn::{self, Motion};
 pub const FRAME_PERIOD: Duration = Duration::from_millis(16);
 
 /// How the motion gets to the bridge.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     /// The host sends each 16 ms frame on time.
     Stream,

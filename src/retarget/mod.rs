@@ -52,7 +52,7 @@ pub struct Tracks {
 }
 
 /// How the legs follow the performer's limbs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LegMode {
     /// Joint angles from the limbs' swing, abduction and bend (the profile's mappings).
     #[default]
