@@ -1,7 +1,11 @@
 //! aibo-motion: Sony AIBO motion files and the tools around them.
 //!
 //! Data flows one way: source reader → retarget → keyframes → [`mtn::Motion`] → MTN bytes
-//! → [`link`] → the robot's `firmware-bridge` → servos.
+//! → `link` → the robot's `firmware-bridge` → servos.
+//!
+//! Features: `link` (playing on a robot: tokio, serialport), `view` (`plot` and
+//! `preview`: plotters) and `cli` (the `aibo-motion` command, with both). Without them the
+//! library is the codecs, the readers, retargeting and `check`.
 
 pub mod binary;
 pub mod check;
@@ -12,11 +16,14 @@ pub mod keyframes;
 pub mod kinematics;
 pub mod legs;
 pub mod likeness;
+#[cfg(feature = "link")]
 pub mod link;
 pub mod mtn;
 pub mod oda;
 pub mod pipeline;
+#[cfg(feature = "view")]
 pub mod plot;
+#[cfg(feature = "view")]
 pub mod preview;
 pub mod profile;
 pub mod retarget;

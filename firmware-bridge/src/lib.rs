@@ -2,9 +2,10 @@
 //!
 //! The core (`wire`, `message`, `bridge`, `model`, `sony`) is `no_std` with `alloc`, has
 //! bounded memory, and never panics on any input: it is what a program on the robot, or
-//! on a microcontroller between a USB-serial adapter and the servos, would embed. With the
-//! `std` feature (the default) the crate also holds the simulated joint server
-//! (`aibo-joint-server`), which runs the same core against a simulated robot.
+//! on a microcontroller between a USB-serial adapter and the servos, would embed. The
+//! `std` feature links it against std; the `sim` feature (the default, and `std` with it)
+//! adds the simulated joint server (`aibo-joint-server`), which runs the same core against
+//! a simulated robot.
 //!
 //! The wire protocol is documented, with test vectors, in `PROTOCOL.md`.
 
@@ -20,7 +21,7 @@ pub mod sign;
 pub mod sony;
 pub mod wire;
 
-#[cfg(feature = "std")]
+#[cfg(feature = "sim")]
 pub mod sim;
 
 pub use bridge::{Bridge, Config, Output, OutputKind, State};
