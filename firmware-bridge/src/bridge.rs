@@ -18,7 +18,7 @@ use crate::model::Model;
 use crate::sign::{Key, ReplayGuard};
 use crate::sony;
 use crate::wire::{self, AuthError, Decoder, Signing, MAX_ENCODED};
-use crate::{MAX_JOINTS, PROTOCOL_VERSION};
+use crate::wire::{MAX_JOINTS, PROTOCOL_VERSION};
 
 /// Slack on limits, µrad: Sony's tools used π ≈ 3.1416, so their 122° sits 4 µrad past
 /// the exact limit; the host's `check` allows the same.

@@ -29,11 +29,7 @@ pub use message::Counters;
 pub use model::{JointSpec, Model, PostureSpec, MODELS};
 pub use sign::Key;
 
-/// Protocol version spoken by this crate; frames of any other version are rejected.
-pub const PROTOCOL_VERSION: u8 = 1;
-
-/// Most joints a model may have (the AIBOs have 15 to 20).
-pub const MAX_JOINTS: usize = 32;
+pub use wire::{MAX_JOINTS, PROTOCOL_VERSION};
 
 /// The servo frame, in microseconds.
 pub const TICK_US: u64 = 8_000;

@@ -3,8 +3,8 @@
 //! `PROTOCOL.md` at the crate's root is the reference, with test vectors; this module
 //! is its one implementation, used by both the bridge and the host.
 
+use crate::wire::MAX_JOINTS;
 use crate::wire::MAX_PAYLOAD;
-use crate::MAX_JOINTS;
 
 /// Message ids. Host to bridge below 0x80, bridge to host from 0x80.
 pub mod id {

@@ -19,7 +19,12 @@
 //! mid-stream, or loses bytes, resynchronises at the next zero.
 
 use crate::sign::{Key, ReplayGuard, SIGNATURE_LEN};
-use crate::PROTOCOL_VERSION;
+
+/// Protocol version spoken by this crate; frames of any other version are rejected.
+pub const PROTOCOL_VERSION: u8 = 1;
+
+/// Most joints a model may have (the AIBOs have 15 to 20): what a frame can carry.
+pub const MAX_JOINTS: usize = 32;
 
 pub const HEADER_LEN: usize = 7;
 /// Largest payload: a status with 32 joints fits with room to spare.
