@@ -8,7 +8,7 @@
 use aibo_motion::keyframes::Options;
 use aibo_motion::mtn;
 use aibo_motion::pipeline::{build, BuildOptions};
-use aibo_motion::profile::Profile;
+use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::{amc, asf, bvh};
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::hint::black_box;

@@ -2,7 +2,7 @@
 //! software limits, and every segment that moves a joint faster than its maximum speed.
 
 use crate::mtn::Motion;
-use crate::profile::Profile;
+use crate::robot::profile::Profile;
 use serde::Serialize;
 
 /// How far past a limit a value may sit before it counts. Sony's tools turned degrees

@@ -3,7 +3,7 @@
 
 use crate::check::check;
 use crate::mtn::{Keyframe, Layout, Motion};
-use crate::profile::Profile;
+use crate::robot::profile::Profile;
 use crate::units::rad_to_urad;
 
 /// The motion on another model: each target joint takes the source joint of the same

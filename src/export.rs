@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use glam::DVec3;
 
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
-use crate::profile::Profile;
-use crate::skeleton::{Skeleton, SkeletonError};
+use crate::robot::profile::Profile;
+use crate::robot::skeleton::{Skeleton, SkeletonError};
 use crate::units::urad_to_deg;
 
 /// Most frames an export writes (2.2 hours at 8 ms): past it the file would be gigabytes.

@@ -12,8 +12,8 @@
 //! truncation margin, exactly, as a shortest path over feasible segments.
 
 use crate::mtn::{Keyframe, Layout, Motion};
-use crate::profile::Profile;
 use crate::retarget::Tracks;
+use crate::robot::profile::Profile;
 use crate::units::rad_to_urad;
 
 /// A segment may span at most this many grid steps, about 4 s at 16 ms (Sony's own
@@ -335,7 +335,7 @@ pub fn build_motion(
         let at = |c: &Vec<f64>| c.get(k).or(c.last()).copied().unwrap_or(0.0);
         body.iter().map(at).chain(columns.iter().map(at)).collect()
     };
-    let posture_row = |p: &crate::profile::Posture| -> Vec<f64> {
+    let posture_row = |p: &crate::robot::profile::Posture| -> Vec<f64> {
         [0.0, p.body_pitch, 0.0]
             .into_iter()
             .chain(p.joints.iter().copied())

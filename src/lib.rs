@@ -14,7 +14,6 @@ pub mod export;
 pub mod fsio;
 pub mod keyframes;
 pub mod kinematics;
-pub mod legs;
 pub mod likeness;
 #[cfg(feature = "link")]
 pub mod link;
@@ -25,8 +24,7 @@ pub mod pipeline;
 pub mod plot;
 #[cfg(feature = "view")]
 pub mod preview;
-pub mod profile;
 pub mod retarget;
-pub mod skeleton;
+pub mod robot;
 pub mod source;
 pub mod units;

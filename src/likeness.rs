@@ -15,9 +15,9 @@
 //! figure says on how many frames each limb asked for one.
 
 use crate::mtn::{dense_frames, Motion};
-use crate::profile::Profile;
 use crate::retarget::{Limb, Tracks};
-use crate::skeleton::Skeleton;
+use crate::robot::profile::Profile;
+use crate::robot::skeleton::Skeleton;
 use crate::units::urad_to_rad;
 use glam::DVec3;
 

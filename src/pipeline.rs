@@ -5,8 +5,8 @@
 use crate::keyframes::{self, build_motion, KeyframeError};
 use crate::likeness::{likeness, Likeness};
 use crate::mtn::Motion;
-use crate::profile::Profile;
 use crate::retarget::{self, retarget, RetargetError, Tracks};
+use crate::robot::profile::Profile;
 use crate::source::Clip;
 
 /// How a clip becomes a motion.

@@ -6,7 +6,7 @@ use plotters::prelude::*;
 
 use crate::check::{check, Violation};
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
-use crate::profile::Profile;
+use crate::robot::profile::Profile;
 use crate::units::urad_to_deg;
 
 /// The panels, by joint-name prefix; joints that match none go to "other".

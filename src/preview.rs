@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use glam::DVec3;
 
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
-use crate::profile::Profile;
-use crate::skeleton::{Skeleton, SkeletonError};
+use crate::robot::profile::Profile;
+use crate::robot::skeleton::{Skeleton, SkeletonError};
 
 /// Most frames an animation holds; longer motions are sampled more sparsely (the
 /// viewer interpolates between samples).

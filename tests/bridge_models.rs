@@ -1,7 +1,7 @@
 //! The bridge's model tables (generated from profiles/*.toml at build time) agree with
 //! the host's profiles: the guard and `check` judge a motion by the same numbers.
 
-use aibo_motion::profile::Profile;
+use aibo_motion::robot::profile::Profile;
 use firmware_bridge::Model;
 
 #[test]

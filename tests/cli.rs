@@ -61,7 +61,7 @@ fn the_readme_main_command_builds_a_clean_motion_for_every_model() {
         assert_eq!(m.name, "a_stand#stand_nod-and-wave");
         assert_eq!(m.creator, "aibo-motion");
         // Starts and ends in the stand posture.
-        let profile = aibo_motion::profile::Profile::builtin(model).unwrap();
+        let profile = aibo_motion::robot::profile::Profile::builtin(model).unwrap();
         let stand = &profile.postures["stand"];
         for kf in [&m.keyframes[0], m.keyframes.last().unwrap()] {
             for (&v, &want) in kf.joints.iter().zip(&stand.joints) {

@@ -4,7 +4,7 @@ mod common;
 
 use aibo_motion::edit::{change_model, mirror, reverse, scale_time};
 use aibo_motion::mtn::{self, Keyframe, Layout, Motion};
-use aibo_motion::profile::Profile;
+use aibo_motion::robot::profile::Profile;
 use aibo_motion::units::deg_to_urad;
 
 /// A motion on `model` whose joint values (degrees, by semantic name) are given; every

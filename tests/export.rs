@@ -6,8 +6,8 @@ mod common;
 
 use aibo_motion::export::{self, Rate};
 use aibo_motion::mtn::{self, Motion};
-use aibo_motion::profile::Profile;
-use aibo_motion::skeleton::Skeleton;
+use aibo_motion::robot::profile::Profile;
+use aibo_motion::robot::skeleton::Skeleton;
 use aibo_motion::source::{self, ReadOptions};
 use glam::DVec3;
 use std::path::Path;

@@ -6,10 +6,10 @@
 mod common;
 
 use aibo_motion::kinematics::world_pose;
-use aibo_motion::legs::{Leg, LegId};
 use aibo_motion::pipeline::{build, BuildOptions};
-use aibo_motion::profile::Profile;
 use aibo_motion::retarget::{self, retarget, LegMode};
+use aibo_motion::robot::legs::{Leg, LegId};
+use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::bvh;
 use glam::DVec3;
 

@@ -6,8 +6,8 @@ mod common;
 
 use aibo_motion::likeness::Likeness;
 use aibo_motion::pipeline::{build, BuildOptions};
-use aibo_motion::profile::{Mapping, Profile};
 use aibo_motion::retarget::{self, retarget};
+use aibo_motion::robot::profile::{Mapping, Profile};
 use aibo_motion::source::{self, bvh, Clip, ReadOptions};
 use std::path::{Path, PathBuf};
 

@@ -201,8 +201,8 @@ fn info_and_positions_work_on_every_sample_from_the_command_line() {
 fn every_sample_builds_a_clean_motion_for_every_model_and_leg_mode() {
     use aibo_motion::check::check;
     use aibo_motion::pipeline::{build, BuildOptions};
-    use aibo_motion::profile::Profile;
     use aibo_motion::retarget::{self, LegMode};
+    use aibo_motion::robot::profile::Profile;
 
     let (mocap, mrtk) = (
         common::shared("mocap-samples"),

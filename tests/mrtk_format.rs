@@ -196,8 +196,8 @@ fn damaged_recordings_fail_with_an_offset() {
 
 #[test]
 fn a_tracked_hand_drives_the_same_side_front_leg() {
-    use aibo_motion::profile::Profile;
     use aibo_motion::retarget::{retarget, Options};
+    use aibo_motion::robot::profile::Profile;
     // Version 1.1, camera and hands. The head at 1.6 m looking down Unity's +z; the left
     // hand (Unity's −x is the wearer's left) held straight forward at shoulder height,
     // tracked; the right hand never tracked.

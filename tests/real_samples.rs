@@ -7,7 +7,7 @@ mod common;
 
 use aibo_motion::check::{check, Violation};
 use aibo_motion::mtn;
-use aibo_motion::profile::Profile;
+use aibo_motion::robot::profile::Profile;
 use std::path::{Path, PathBuf};
 
 const MALFORMED: &str = "KnownGoodERS7.mtn";

@@ -10,8 +10,8 @@
 //! (turned) world, so the tracks must agree within 0.1°. ASF/AMC, with a non-trivial
 //! `axis` on every bone and a Z-up world, must agree too.
 
-use aibo_motion::profile::Profile;
 use aibo_motion::retarget::{retarget, Options, Tracks};
+use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::{self, amc, asf, Clip};
 use glam::{DQuat, DVec3, EulerRot};
 use std::fmt::Write as _;

@@ -4,8 +4,8 @@
 
 mod common;
 
-use aibo_motion::profile::{load_mappings, Mapping, Profile};
 use aibo_motion::retarget::{retarget, Options, Tracks};
+use aibo_motion::robot::profile::{load_mappings, Mapping, Profile};
 use aibo_motion::source::bvh;
 
 /// A two-frame performance: at rest, then with `moves` applied (joint, axis, degrees).
@@ -87,7 +87,8 @@ fn raising_an_arm_sideways_abducts_the_front_leg() {
 #[test]
 fn swinging_a_leg_forward_swings_the_same_side_hind_leg_forward() {
     for model in ["ERS-210", "ERS-220", "ERS-7"] {
-        // Hind J1 is positive backward (Tekkotsu's chains: src/legs.rs), so forward is −.
+        // Hind J1 is positive backward (Tekkotsu's chains: src/robot/skeleton.rs), so
+        // forward is −.
         let (t, p) = tracks(model, &[("RightUpLeg", 'x', -45.0)]);
         assert!((moved(&t, &p, "rh_j1") + 45.0).abs() < 1e-6, "{model}");
         assert!(moved(&t, &p, "lh_j1").abs() < 1e-6, "{model}");

@@ -30,7 +30,7 @@ fn the_plot_labels_every_joint_and_marks_every_keyframe() {
     ]);
     let svg = std::fs::read_to_string(&svg_path).unwrap();
     assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
-    let profile = aibo_motion::profile::Profile::builtin("ERS-7").unwrap();
+    let profile = aibo_motion::robot::profile::Profile::builtin("ERS-7").unwrap();
     for j in &profile.joints {
         assert!(
             svg.contains(&format!(">\n{}\n</text>", j.name)),
@@ -67,7 +67,7 @@ fn values_past_a_limit_and_too_fast_segments_are_drawn_in_red() {
     let svg = std::fs::read_to_string(&out).unwrap();
     let report = aibo_motion::check::check(
         &motion,
-        &aibo_motion::profile::Profile::builtin("ERS-7").unwrap(),
+        &aibo_motion::robot::profile::Profile::builtin("ERS-7").unwrap(),
     );
     assert!(report.violations.len() >= 2);
     assert!(svg.contains(&format!(

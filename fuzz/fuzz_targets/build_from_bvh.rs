@@ -8,7 +8,7 @@ use aibo_motion::keyframes;
 use aibo_motion::likeness::Figure;
 use aibo_motion::mtn;
 use aibo_motion::pipeline::{build, BuildOptions};
-use aibo_motion::profile::Profile;
+use aibo_motion::robot::profile::Profile;
 use aibo_motion::retarget::{self, Neutral};
 use aibo_motion::source::bvh;
 use libfuzzer_sys::fuzz_target;

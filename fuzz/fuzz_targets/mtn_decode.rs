@@ -21,6 +21,6 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = aibo_motion::check::check(
         &motion,
-        &aibo_motion::profile::Profile::builtin("ERS-7").unwrap(),
+        &aibo_motion::robot::profile::Profile::builtin("ERS-7").unwrap(),
     );
 });

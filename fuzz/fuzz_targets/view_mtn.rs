@@ -2,7 +2,7 @@
 //! without a panic, whatever its joint count, values or segment lengths.
 #![no_main]
 
-use aibo_motion::profile::Profile;
+use aibo_motion::robot::profile::Profile;
 use aibo_motion::{export, mtn, plot, preview};
 use libfuzzer_sys::fuzz_target;
 

@@ -5,8 +5,8 @@ use super::{detect, json_text, load_clip, print_stdout, FileKind, Outcome};
 use aibo_motion::keyframes::Options;
 use aibo_motion::likeness::{Figure, Likeness};
 use aibo_motion::pipeline::{self, BuildOptions};
-use aibo_motion::profile::{load_mappings, Profile};
 use aibo_motion::retarget::{self, LegMode};
+use aibo_motion::robot::profile::{load_mappings, Profile};
 
 /// How the legs follow the limbs: [`LegMode`] on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -2,7 +2,7 @@
 
 use super::{deg, json_text, load_motion, print_stdout, seconds, Outcome};
 use aibo_motion::check::{check, Violation};
-use aibo_motion::profile::Profile;
+use aibo_motion::robot::profile::Profile;
 use anyhow::Result;
 use serde_json::json;
 use std::fmt::Write as _;

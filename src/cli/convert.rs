@@ -2,7 +2,7 @@
 
 use super::{load_motion, Outcome};
 use aibo_motion::edit::{change_model, mirror, reverse, scale_time};
-use aibo_motion::profile::Profile;
+use aibo_motion::robot::profile::Profile;
 use aibo_motion::{fsio, mtn};
 use anyhow::Result;
 use std::path::PathBuf;

@@ -4,7 +4,7 @@ use super::{deg, detect, json_text, log_warnings, print_stdout, seconds, FileKin
 use aibo_motion::fsio;
 use aibo_motion::mtn::{self, Motion};
 use aibo_motion::oda::Archive;
-use aibo_motion::profile::Profile;
+use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::{Clip, Format};
 use anyhow::{Context, Result};
 use serde_json::{json, Value};

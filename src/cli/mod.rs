@@ -180,8 +180,8 @@ pub struct ViewArgs {
 fn motion_to_view(
     path: &Path,
     view: &ViewArgs,
-) -> Result<(mtn::Motion, aibo_motion::profile::Profile)> {
-    use aibo_motion::profile::Profile;
+) -> Result<(mtn::Motion, aibo_motion::robot::profile::Profile)> {
+    use aibo_motion::robot::profile::Profile;
     let (profile, source) = (view.profile.as_deref(), &view.source);
     let data = fsio::read_input(path)?;
     match detect(&data, path)? {

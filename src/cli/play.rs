@@ -10,7 +10,7 @@ use serde_json::json;
 use super::{json_text, load_motion, print_stdout, Outcome};
 use aibo_motion::edit;
 use aibo_motion::link::{self, Ending, Endpoint, Mode, PlayOptions, PlayReport, Progress};
-use aibo_motion::profile::Profile;
+use aibo_motion::robot::profile::Profile;
 
 /// How the motion gets to the bridge: [`Mode`] on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

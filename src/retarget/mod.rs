@@ -20,8 +20,8 @@ mod performer;
 pub use body::{normalize, Body, Limb};
 pub use performer::{BodyFrame, HeadTrack, LimbTrack, Neutral, Performer};
 
-use crate::legs::{Leg, LegId};
-use crate::profile::{Mapping, Profile};
+use crate::robot::legs::{Leg, LegId};
+use crate::robot::profile::{Mapping, Profile};
 use crate::source::Clip;
 use glam::DVec3;
 

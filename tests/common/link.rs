@@ -2,7 +2,7 @@
 //! and the motions the link tests play to it.
 
 use aibo_motion::mtn::{self, Keyframe, Layout, Motion};
-use aibo_motion::profile::Profile;
+use aibo_motion::robot::profile::Profile;
 use firmware_bridge::sim::{self, LinkEvent, Recorder, RunReport, ServoModel};
 use firmware_bridge::{Bridge, Config, Model};
 use std::net::TcpListener;

@@ -10,30 +10,8 @@
 //! tail pan, +z.
 
 use glam::{DQuat, DVec3};
-use serde::Deserialize;
 
-use crate::profile::Profile;
-
-/// Neck, head and tail geometry, kept in the profiles (with its sources).
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BodyGeometry {
-    /// Where the neck tilt and pan axes meet.
-    pub neck: [f64; 3],
-    /// From the neck joint up to the head joint (nod or roll).
-    pub neck_length: f64,
-    /// From the head joint forward to the camera (the nose, for drawing).
-    pub head_length: f64,
-    /// The jaw hinge from the head joint: forward, up.
-    pub mouth: [f64; 2],
-    pub jaw_length: f64,
-    /// Each ear's root from the head joint, sideways.
-    pub ear_offset: f64,
-    pub ear_length: f64,
-    /// Where the tail's axes meet.
-    pub tail: [f64; 3],
-    pub tail_length: f64,
-}
+use crate::robot::profile::Profile;
 
 /// Why a profile has no skeleton.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -288,7 +266,7 @@ impl Skeleton {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::legs::{Leg, LegId};
+    use crate::robot::legs::{Leg, LegId};
 
     #[test]
     fn the_paws_are_where_the_leg_chains_put_them() {

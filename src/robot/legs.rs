@@ -10,22 +10,10 @@
 //! every leg) has the elbows pointing back and the hind knees forward, as a dog's do.
 //! Geometry comes from the profile (`[legs]`).
 
-use crate::profile::{Limits, Profile};
+use crate::robot::profile::{Limits, Profile};
 use glam::DVec3;
 use k::nalgebra as na;
 use k::prelude::*;
-use serde::Deserialize;
-
-/// Leg geometry of one model, millimetres, for the left legs (right legs mirror y).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct LegGeometry {
-    pub front_hip: [f64; 3],
-    pub hind_hip: [f64; 3],
-    pub upper: f64,
-    pub front_lower: f64,
-    pub hind_lower: f64,
-}
 
 /// One of the four legs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

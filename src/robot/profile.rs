@@ -11,9 +11,9 @@ use toml::Spanned;
 
 /// The profiles shipped in the binary: (file name, text).
 const BUILTIN: [(&str, &str); 3] = [
-    ("ERS-210.toml", include_str!("../profiles/ERS-210.toml")),
-    ("ERS-220.toml", include_str!("../profiles/ERS-220.toml")),
-    ("ERS-7.toml", include_str!("../profiles/ERS-7.toml")),
+    ("ERS-210.toml", include_str!("../../profiles/ERS-210.toml")),
+    ("ERS-220.toml", include_str!("../../profiles/ERS-220.toml")),
+    ("ERS-7.toml", include_str!("../../profiles/ERS-7.toml")),
 ];
 
 /// One robot model.
@@ -32,9 +32,9 @@ pub struct Profile {
     /// their posture.
     pub mappings: Vec<Mapping>,
     /// Leg geometry for `build --legs ik`; `None` when the profile gives none.
-    pub legs: Option<crate::legs::LegGeometry>,
+    pub legs: Option<crate::robot::geometry::LegGeometry>,
     /// Neck, head and tail geometry for `preview` and `export`; `None` when not given.
-    pub body: Option<crate::skeleton::BodyGeometry>,
+    pub body: Option<crate::robot::geometry::BodyGeometry>,
 }
 
 /// One robot joint's source: a measure of the source body, and how it scales:
@@ -435,8 +435,8 @@ struct RawProfile {
     postures: BTreeMap<String, Spanned<RawPosture>>,
     #[serde(default)]
     mapping: Vec<Spanned<Mapping>>,
-    legs: Option<crate::legs::LegGeometry>,
-    body: Option<crate::skeleton::BodyGeometry>,
+    legs: Option<crate::robot::geometry::LegGeometry>,
+    body: Option<crate::robot::geometry::BodyGeometry>,
 }
 
 #[derive(Deserialize)]
