@@ -211,3 +211,155 @@ fn the_written_motion_keeps_the_paw_on_the_path() {
     }
     assert!(checked >= 2);
 }
+
+/// Joint angles spread over each joint's range, from a fixed seed.
+struct Angles(u64);
+
+impl Angles {
+    fn next(&mut self, min: f64, max: f64) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let unit = (self.0 >> 11) as f64 / (1u64 << 53) as f64;
+        min + (max - min) * unit
+    }
+
+    /// Every joint of `profile` within its limits (±1 rad where it has none).
+    fn pose(&mut self, profile: &Profile) -> Vec<f64> {
+        profile
+            .joints
+            .iter()
+            .map(|j| {
+                j.limits
+                    .map_or(self.next(-1.0, 1.0), |l| self.next(l.min, l.max))
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn the_closed_form_finds_the_angles_back_and_agrees_with_ks_solver() {
+    let mut random = Angles(7);
+    let (mut tried, mut converged) = (0, 0);
+    for model in ["ERS-210", "ERS-220", "ERS-7"] {
+        let profile = Profile::builtin(model).unwrap();
+        for id in LegId::ALL {
+            let leg = Leg::of(&profile, id).unwrap();
+            for round in 0..200 {
+                let pose = random.pose(&profile);
+                let angles = leg.joints.map(|j| pose[j]);
+                let paw = leg.paw(angles);
+                // Started from the answer, the nearest solution is the answer.
+                let solved = leg.solve(paw, angles).expect("a reachable paw");
+                for (a, b) in solved.iter().zip(angles) {
+                    assert!(
+                        (a - b).abs() < 1e-9,
+                        "{model} {id:?}: {solved:?} vs {angles:?}"
+                    );
+                }
+                // From the stand, some solution that puts the paw there exactly.
+                let from_stand = leg.solve(paw, [0.0, 0.2, 0.5]).unwrap();
+                assert!(close(leg.paw(from_stand), paw, 1e-9), "{model} {id:?}");
+                // k's iterative solver (slow unoptimized: one pose in ten), started near
+                // the answer, reaches the same place within its 0.5 mm where it
+                // converges; near a singular pose (a leg lifted to 90°, a straight knee)
+                // it can stall where the closed form does not.
+                if round % 10 == 0 {
+                    tried += 1;
+                    if let Some(by_k) = leg.reach_iteratively(paw, angles.map(|a| a + 0.1)) {
+                        converged += 1;
+                        assert!(close(leg.paw(by_k), paw, 0.5), "{model} {id:?}");
+                    }
+                }
+            }
+        }
+    }
+    println!("k converged on {converged} of {tried} poses");
+    assert!(
+        converged * 10 >= tried * 8,
+        "k converged on {converged} of {tried}"
+    );
+}
+
+#[test]
+fn every_paw_is_in_one_place_in_the_chain_the_skeleton_and_the_bvh() {
+    use aibo_motion::export::{self, channel_of, Rate};
+    use aibo_motion::kinematics::end_positions;
+    use aibo_motion::robot::skeleton::Skeleton;
+    use aibo_motion::units::axis_rotation;
+
+    let mut random = Angles(11);
+    for model in ["ERS-210", "ERS-220", "ERS-7"] {
+        let profile = Profile::builtin(model).unwrap();
+        let skeleton = Skeleton::of(&profile).unwrap();
+        // The exported hierarchy, read back; its frames are posed below with the exact
+        // angles (the file's own numbers are rounded to a millionth of a degree).
+        let motion = common::synthetic_motion(profile.joints.len(), &[10]);
+        let motion = aibo_motion::mtn::Motion {
+            design_label: profile.design_label.clone(),
+            locators: profile.joints.iter().map(|j| j.locator.clone()).collect(),
+            ..motion
+        };
+        let text = export::bvh(&motion, &profile, Rate::Grid).unwrap();
+        let mut clip = bvh::read(text.as_bytes()).unwrap();
+        for _ in 0..50 {
+            let pose = random.pose(&profile);
+            let robot = skeleton.pose(&pose, [0.0; 3]);
+            // The BVH frame: each joint's one channel turned by its angle.
+            let n = clip.joint_count();
+            for (i, bone) in skeleton.bones.iter().enumerate() {
+                let Some(j) = clip.skeleton.index_of(&bone.name) else {
+                    // The body is the BVH's root by another name; tips are End Sites.
+                    assert!(
+                        i == 0 || bone.axis.is_none(),
+                        "{} is not in the BVH",
+                        bone.name
+                    );
+                    continue;
+                };
+                clip.rotations[j] = match (bone.axis, bone.joint) {
+                    (Some(axis), Some(joint)) => {
+                        let (channel, sign) = channel_of(axis);
+                        let about = match channel {
+                            "Xrotation" => 0,
+                            "Yrotation" => 1,
+                            _ => 2,
+                        };
+                        axis_rotation(about, sign * pose[joint])
+                    }
+                    _ => glam::DQuat::IDENTITY,
+                };
+            }
+            assert!(n > 0);
+            let bvh_pose = world_pose(&clip, 0);
+            let tips = end_positions(&clip, &bvh_pose);
+            let root = bvh_pose.positions[0];
+            for id in LegId::ALL {
+                let leg = Leg::of(&profile, id).unwrap();
+                let by_chain = leg.paw(leg.joints.map(|j| pose[j]));
+                let paw_bone = skeleton
+                    .bones
+                    .iter()
+                    .position(|b| b.name == format!("{}_paw", id.prefix()))
+                    .unwrap();
+                let by_skeleton = robot.positions[paw_bone];
+                // The paw is the knee joint's End Site in the BVH, in BVH axes (y, z, x).
+                let knee = clip
+                    .skeleton
+                    .index_of(&format!("{}_j3", id.prefix()))
+                    .unwrap();
+                let b = tips[knee].unwrap() - root;
+                let by_bvh = DVec3::new(b.z, b.x, b.y);
+                assert!(
+                    close(by_chain, by_skeleton, 1e-9),
+                    "{model} {id:?}: chain {by_chain} skeleton {by_skeleton}"
+                );
+                assert!(
+                    close(by_bvh, by_skeleton, 1e-9),
+                    "{model} {id:?}: bvh {by_bvh} skeleton {by_skeleton}"
+                );
+            }
+        }
+    }
+}

@@ -211,23 +211,14 @@ fn follow_paw(leg: &Leg, profile: &Profile, track: &LimbTrack) -> Vec<[f64; 3]> 
         0.0
     };
     let hanging = DVec3::new(0.0, 0.0, -track.length);
+    // Each frame starts from the last: the solution nearest it is the smooth one.
     let mut current = stand;
-    let mut lost = false;
     track
         .bones
         .iter()
         .map(|&(upper, lower)| {
-            let reach = upper + lower;
-            let target = stand_paw + (reach - hanging) * scale;
-            // After a miss, try only from where the leg is until it finds the path again:
-            // a long stretch out of reach would otherwise cost every guess every frame.
-            let found = if lost {
-                leg.reach_near(target, current)
-            } else {
-                leg.reach(target, current)
-            };
-            lost = found.is_none();
-            if let Some(angles) = found {
+            let target = stand_paw + (upper + lower - hanging) * scale;
+            if let Some(angles) = leg.reach(target, current) {
                 current = angles;
             }
             current

@@ -1,6 +1,7 @@
-//! The AIBO's legs as kinematic chains (the `k` crate): the paw's position for given
-//! joint angles, and the angles that put a paw at a given position within the joint
-//! limits.
+//! The AIBO's legs as kinematic chains (the `k` crate), built from the skeleton's leg
+//! bones: the paw's position for given joint angles, and the angles that put a paw at a
+//! given position within the joint limits, in closed form (checked against `k`'s
+//! solver, which serves a leg of another shape).
 //!
 //! Robot frame: x forward, y to the robot's left, z up, millimetres, origin at the body
 //! centre. J2 lifts a leg outward (+). J1 and J3 turn the same way as each other but
@@ -8,9 +9,10 @@
 //! rotors and knees have the front ones' axes reversed): in front, + swings the leg and
 //! the lower leg forward; behind, + swings them back. So Sony's stand (J1 −5°, J3 30° on
 //! every leg) has the elbows pointing back and the hind knees forward, as a dog's do.
-//! Geometry comes from the profile (`[legs]`).
+//! The bones, offsets and axes are `skeleton.rs`'s: there is one description of them.
 
 use crate::robot::profile::{Limits, Profile};
+use crate::robot::skeleton::Skeleton;
 use glam::DVec3;
 use k::nalgebra as na;
 use k::prelude::*;
@@ -41,14 +43,6 @@ impl LegId {
             LegId::RightHind => "rh",
         }
     }
-
-    fn is_left(self) -> bool {
-        matches!(self, LegId::LeftFront | LegId::LeftHind)
-    }
-
-    fn is_front(self) -> bool {
-        matches!(self, LegId::LeftFront | LegId::RightFront)
-    }
 }
 
 /// A leg as a serial chain: hip (J1, J2), knee (J3), paw.
@@ -60,83 +54,82 @@ pub struct Leg {
     pub length: f64,
     upper: f64,
     lower: f64,
+    /// Where J1 and J2 turn, in the body frame.
+    hip: DVec3,
+    /// Each joint's turn as a turn about +y, +x, +y (J1, J2, J3): +1 or −1.
+    senses: [f64; 3],
+    limits: [Option<Limits>; 3],
+    /// Whether the bones have the shape the closed form solves (J2 at J1, the knee and
+    /// the paw straight below along the leg); otherwise `k`'s iterative solver runs.
+    closed_form: bool,
 }
 
 impl Leg {
-    /// The leg `id` of `profile`, or `None` when the profile has no leg geometry or
-    /// lacks one of the leg's joints.
+    /// The leg `id` of `profile`, or `None` when the profile has no skeleton or lacks
+    /// one of the leg's joints.
     pub fn of(profile: &Profile, id: LegId) -> Option<Leg> {
-        let g = profile.legs.as_ref()?;
-        let index = |j: &str| {
-            let name = format!("{}_{j}", id.prefix());
-            profile.joints.iter().position(|p| p.name == name)
+        let skeleton = Skeleton::of(profile).ok()?;
+        Leg::in_skeleton(&skeleton, profile, id)
+    }
+
+    /// The leg `id` from `skeleton`'s bones `<prefix>_j1`, `_j2`, `_j3` and `_paw`.
+    pub fn in_skeleton(skeleton: &Skeleton, profile: &Profile, id: LegId) -> Option<Leg> {
+        let bone = |part: &str| {
+            let name = format!("{}_{part}", id.prefix());
+            skeleton.bones.iter().find(|b| b.name == name)
         };
-        let joints = [index("j1")?, index("j2")?, index("j3")?];
-        let limits: Vec<Option<Limits>> =
-            joints.iter().map(|&i| profile.joints[i].limits).collect();
-        let side = if id.is_left() { 1.0 } else { -1.0 };
-        let hip = if id.is_front() {
-            g.front_hip
-        } else {
-            g.hind_hip
-        };
-        let lower = if id.is_front() {
-            g.front_lower
-        } else {
-            g.hind_lower
-        };
+        let bones = [bone("j1")?, bone("j2")?, bone("j3")?];
+        let paw_bone = bone("paw")?;
+        let joints = [bones[0].joint?, bones[1].joint?, bones[2].joint?];
+        let axes = [bones[0].axis?, bones[1].axis?, bones[2].axis?];
+        let limits = joints.map(|j| profile.joints[j].limits);
         let range = |l: &Option<Limits>| l.map(|l| k::joint::Range::new(l.min, l.max));
-        let revolute =
-            |name: &str, at: na::Vector3<f64>, axis: na::Vector3<f64>, l: &Option<Limits>| {
-                let node: k::Node<f64> = k::NodeBuilder::new()
-                    .name(name)
-                    .translation(na::Translation3::from(at))
+        let vector = |v: DVec3| na::Vector3::new(v.x, v.y, v.z);
+        let nodes: Vec<k::Node<f64>> = bones
+            .iter()
+            .zip(axes)
+            .zip(&limits)
+            .map(|((b, axis), l)| {
+                k::NodeBuilder::new()
+                    .name(&b.name)
+                    .translation(na::Translation3::from(vector(b.offset)))
                     .joint_type(k::JointType::Rotational {
-                        axis: na::Unit::new_normalize(axis),
+                        axis: na::Unit::new_normalize(vector(axis)),
                     })
                     .limits(range(l))
                     .finalize()
-                    .into();
-                node
-            };
-        // + about −y swings a hanging leg forward; the hind legs turn the other way.
-        let pitch_axis = if id.is_front() {
-            -na::Vector3::y()
-        } else {
-            na::Vector3::y()
-        };
-        let j1 = revolute(
-            "j1",
-            na::Vector3::new(hip[0], side * hip[1], hip[2]),
-            pitch_axis,
-            &limits[0],
-        );
-        // Outward is +y for a left leg: a turn about +x lifts a hanging leg that way.
-        let j2 = revolute(
-            "j2",
-            na::Vector3::zeros(),
-            side * na::Vector3::x(),
-            &limits[1],
-        );
-        let j3 = revolute(
-            "j3",
-            na::Vector3::new(0.0, 0.0, -g.upper),
-            pitch_axis,
-            &limits[2],
-        );
+                    .into()
+            })
+            .collect();
         let paw: k::Node<f64> = k::NodeBuilder::new()
-            .name("paw")
-            .translation(na::Translation3::new(0.0, 0.0, -lower))
+            .name(&paw_bone.name)
+            .translation(na::Translation3::from(vector(paw_bone.offset)))
             .joint_type(k::JointType::Fixed)
             .finalize()
             .into();
-        k::connect![j1 => j2 => j3 => paw];
+        k::connect![nodes[0] => nodes[1] => nodes[2] => paw];
+        let (upper, lower) = (bones[2].offset.length(), paw_bone.offset.length());
+        let along = |v: DVec3| (v - DVec3::new(0.0, 0.0, -v.length())).length() < 1e-12;
+        let pitch = |a: DVec3| a.x == 0.0 && a.z == 0.0 && a.y.abs() == 1.0;
+        let closed_form = bones[0].parent == Some(0)
+            && bones[1].offset == DVec3::ZERO
+            && along(bones[2].offset)
+            && along(paw_bone.offset)
+            && pitch(axes[0])
+            && pitch(axes[2])
+            && axes[1].y == 0.0
+            && axes[1].z == 0.0
+            && axes[1].x.abs() == 1.0;
         Some(Leg {
             chain: k::SerialChain::from_end(&paw),
             joints,
-            length: g.upper + lower,
-            upper: g.upper,
+            length: upper + lower,
+            upper,
             lower,
+            hip: bones[0].offset,
+            senses: [axes[0].y, axes[1].x, axes[2].y],
+            limits,
+            closed_form,
         })
     }
 
@@ -148,20 +141,79 @@ impl Leg {
         DVec3::new(t.x, t.y, t.z)
     }
 
-    /// Angles that put the paw at `target` within the limits, starting from `start`
-    /// (the previous frame, for smooth motion) and then from a few spread-out guesses
-    /// should the solver stall there; `None` when none gets within 0.5 mm.
+    /// Angles that put the paw at `target` within the limits, the solution nearest
+    /// `start` (the previous frame's, for smooth motion); `None` when none gets within
+    /// 0.5 mm. A target beyond the leg's reach is moved to the nearest point within it.
     pub fn reach(&self, target: DVec3, start: [f64; 3]) -> Option<[f64; 3]> {
-        self.reach_with(target, start, true)
+        let target = self.within_reach(target);
+        if self.closed_form {
+            self.solve(target, start)
+        } else {
+            self.reach_iteratively(target, start)
+        }
     }
 
-    /// [`Leg::reach`] from `start` alone: cheap where the previous frame's answer is the
-    /// obvious start (or where the guesses just failed).
-    pub fn reach_near(&self, target: DVec3, start: [f64; 3]) -> Option<[f64; 3]> {
-        self.reach_with(target, start, false)
+    /// The nearest point to `target` that the leg's lengths reach, whatever the limits.
+    fn within_reach(&self, target: DVec3) -> DVec3 {
+        let offset = target - self.hip;
+        let (near, far) = ((self.upper - self.lower).abs() + 1.0, self.length - 0.5);
+        self.hip + offset.normalize_or(DVec3::NEG_Z) * offset.length().clamp(near, far)
     }
 
-    fn reach_with(&self, target: DVec3, start: [f64; 3], guesses: bool) -> Option<[f64; 3]> {
+    /// The closed form: the knee's angle from the hip-paw distance (two signs), the
+    /// abduction from the paw's sideways offset (two branches), then the swing in the
+    /// sagittal plane; of the solutions within the limits, the nearest `start`.
+    ///
+    /// With J1, J2, J3 as turns θ1 about y, θ2 about x and θ3 about y, the paw is
+    /// hip + Ry(θ1)·Rx(θ2)·v with v = (−l·sin θ3, 0, −u − l·cos θ3), so
+    /// |p|² = u² + l² + 2ul·cos θ3, p.y = −v.z·sin θ2, and (p.z, p.x) is (v.z·cos θ2, v.x)
+    /// turned by θ1.
+    pub fn solve(&self, target: DVec3, start: [f64; 3]) -> Option<[f64; 3]> {
+        let p = target - self.hip;
+        let (u, l) = (self.upper, self.lower);
+        let cos3 = ((p.length_squared() - u * u - l * l) / (2.0 * u * l)).clamp(-1.0, 1.0);
+        let knee = cos3.acos();
+        let mut best: Option<([f64; 3], f64)> = None;
+        for theta3 in [knee, -knee] {
+            let (vx, vz) = (-l * theta3.sin(), -u - l * theta3.cos());
+            let Some(sin2) = (vz.abs() > 1e-12).then(|| (-p.y / vz).clamp(-1.0, 1.0)) else {
+                continue;
+            };
+            let first = sin2.asin();
+            for theta2 in [first, std::f64::consts::PI - first] {
+                let w = vz * theta2.cos();
+                let theta1 = wrap(p.x.atan2(p.z) - vx.atan2(w));
+                let angles = [
+                    wrap(theta1 * self.senses[0]),
+                    wrap(theta2 * self.senses[1]),
+                    wrap(theta3 * self.senses[2]),
+                ];
+                if !self.within_limits(angles) {
+                    continue;
+                }
+                let distance: f64 = angles.iter().zip(start).map(|(a, s)| (a - s).abs()).sum();
+                if best.map_or(true, |(_, d)| distance < d) {
+                    best = Some((angles, distance));
+                }
+            }
+        }
+        let (angles, _) = best?;
+        // Every branch is exact up to rounding; a target the clamp could not bring
+        // within reach fails here.
+        ((self.paw(angles) - target).length() < 0.5).then_some(angles)
+    }
+
+    fn within_limits(&self, angles: [f64; 3]) -> bool {
+        const SLACK: f64 = 1e-9;
+        angles
+            .iter()
+            .zip(&self.limits)
+            .all(|(a, l)| l.map_or(true, |l| *a >= l.min - SLACK && *a <= l.max + SLACK))
+    }
+
+    /// `k`'s iterative solver from `start`, then from a few spread-out guesses should it
+    /// stall there; for a leg the closed form does not fit, and to check the closed form.
+    pub fn reach_iteratively(&self, target: DVec3, start: [f64; 3]) -> Option<[f64; 3]> {
         const GUESSES: [[f64; 3]; 5] = [
             [0.0, 0.2, 0.5],
             [-1.0, 0.5, 1.5],
@@ -169,14 +221,8 @@ impl Leg {
             [-0.5, 1.0, 0.5],
             [0.5, 0.1, 2.0],
         ];
-        // Out of the leg's reach whatever the limits: the nearest point that is not.
-        let hip = self.paw([0.0; 3]) + DVec3::new(0.0, 0.0, self.length);
-        let offset = target - hip;
-        let (near, far) = ((self.upper - self.lower).abs() + 1.0, self.length - 0.5);
-        let target = hip + offset.normalize_or(DVec3::NEG_Z) * offset.length().clamp(near, far);
-        let others = if guesses { &GUESSES[..] } else { &[] };
         std::iter::once(start)
-            .chain(others.iter().copied())
+            .chain(GUESSES)
             .find_map(|from| self.reach_from(target, from))
     }
 
@@ -199,5 +245,16 @@ impl Leg {
             .ok()?;
         let p = self.chain.joint_positions();
         Some([p[0], p[1], p[2]])
+    }
+}
+
+/// An angle in (−π, π].
+fn wrap(a: f64) -> f64 {
+    let turn = std::f64::consts::TAU;
+    let w = a.rem_euclid(turn);
+    if w > std::f64::consts::PI {
+        w - turn
+    } else {
+        w
     }
 }
