@@ -77,6 +77,21 @@ fn build_end_to_end(c: &mut Criterion) {
             mtn::encode(&built.motion).unwrap()
         })
     });
+    // The legs following the paws by inverse kinematics, against the angles above.
+    let ik = BuildOptions {
+        retarget: aibo_motion::retarget::Options {
+            legs: aibo_motion::retarget::LegMode::Ik,
+            ..Default::default()
+        },
+        ..options.clone()
+    };
+    group.bench_function("build --legs ik", |b| {
+        b.iter(|| {
+            let clip = bvh::read(black_box(&data)).unwrap();
+            let built = build(&clip, &profile, &ik).unwrap();
+            mtn::encode(&built.motion).unwrap()
+        })
+    });
     group.finish();
 }
 
