@@ -13,7 +13,6 @@ pub mod edit;
 pub mod export;
 pub mod fsio;
 pub mod keyframes;
-pub mod kinematics;
 pub mod likeness;
 #[cfg(feature = "link")]
 pub mod link;

@@ -29,13 +29,13 @@ pub enum PreviewError {
     Skeleton(#[from] SkeletonError),
 }
 
-struct Figure {
+struct StickFigure {
     skeleton: Skeleton,
     segments: Vec<(usize, usize, &'static str)>,
 }
 
-impl Figure {
-    fn of(profile: &Profile) -> Result<Figure, SkeletonError> {
+impl StickFigure {
+    fn of(profile: &Profile) -> Result<StickFigure, SkeletonError> {
         let skeleton = Skeleton::of(profile)?;
         let find = |name: &str| skeleton.bones.iter().position(|b| b.name == name);
         let mut segments = Vec::new();
@@ -79,7 +79,7 @@ impl Figure {
             segments.push((a, tail, "#444444"));
             segments.push((b, tail, "#444444"));
         }
-        Ok(Figure { skeleton, segments })
+        Ok(StickFigure { skeleton, segments })
     }
 }
 
@@ -89,7 +89,7 @@ struct Samples {
     step_s: f64,
 }
 
-fn sample(figure: &Figure, motion: &Motion) -> Samples {
+fn sample(figure: &StickFigure, motion: &Motion) -> Samples {
     // The 16 ms grid, or sparser for long motions; frames are computed one by one, so a
     // motion of hours (or a hostile file) costs no more than a short one.
     let count = mtn::dense_frame_count(motion);
@@ -190,7 +190,7 @@ pub fn svg(
     title: &str,
     at_s: Option<f64>,
 ) -> Result<String, PreviewError> {
-    let figure = Figure::of(profile)?;
+    let figure = StickFigure::of(profile)?;
     let motion = match at_s {
         Some(t) => frame_of(motion, t),
         None => motion.clone(),
@@ -242,7 +242,7 @@ pub fn svg(
 /// An HTML page with the same figure drawn on a canvas by a short script, at true
 /// speed, looping, with the time shown.
 pub fn html(motion: &Motion, profile: &Profile, title: &str) -> Result<String, PreviewError> {
-    let figure = Figure::of(profile)?;
+    let figure = StickFigure::of(profile)?;
     let samples = sample(&figure, motion);
     let (w, h) = (2.0 * VIEW_W, HEADER + VIEW_H);
     let mut frames = String::from("[");

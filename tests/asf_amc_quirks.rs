@@ -5,7 +5,7 @@
 
 mod common;
 
-use aibo_motion::kinematics::{end_positions, world_pose};
+use aibo_motion::source::kinematics::{end_positions, world_pose};
 use aibo_motion::source::{self, amc, asf, Clip, ReadOptions};
 use glam::DVec3;
 use std::path::Path;

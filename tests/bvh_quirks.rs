@@ -1,8 +1,8 @@
 //! Every BVH quirk of `../shared/specs/mocap.md`, synthesized: what real exporters write
 //! and what the spec allows but no sample shows.
 
-use aibo_motion::kinematics::{end_positions, world_pose};
 use aibo_motion::source::bvh;
+use aibo_motion::source::kinematics::{end_positions, world_pose};
 use glam::DVec3;
 
 fn close(a: DVec3, b: DVec3) -> bool {

@@ -5,12 +5,12 @@
 
 mod common;
 
-use aibo_motion::kinematics::world_pose;
 use aibo_motion::pipeline::{build, BuildOptions};
 use aibo_motion::retarget::{self, retarget, LegMode};
 use aibo_motion::robot::legs::{Leg, LegId};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::bvh;
+use aibo_motion::source::kinematics::world_pose;
 use glam::DVec3;
 
 /// Retargeting with the legs following the paws.
@@ -285,8 +285,8 @@ fn the_closed_form_finds_the_angles_back_and_agrees_with_ks_solver() {
 #[test]
 fn every_paw_is_in_one_place_in_the_chain_the_skeleton_and_the_bvh() {
     use aibo_motion::export::{self, channel_of, Rate};
-    use aibo_motion::kinematics::end_positions;
     use aibo_motion::robot::skeleton::Skeleton;
+    use aibo_motion::source::kinematics::end_positions;
     use aibo_motion::units::axis_rotation;
 
     let mut random = Angles(11);

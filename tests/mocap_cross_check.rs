@@ -6,7 +6,7 @@
 
 mod common;
 
-use aibo_motion::kinematics::{end_positions, world_pose, WorldPose};
+use aibo_motion::source::kinematics::{end_positions, world_pose, WorldPose};
 use aibo_motion::source::{self, Clip, ReadOptions};
 use glam::DVec3;
 use std::path::Path;

@@ -544,7 +544,7 @@ fn every_convention_writes_the_same_world_positions() {
     for c in conventions() {
         let clip = read_bvh(&bvh(&c, &poses, FRAME_TIME));
         for (f, pose) in poses.iter().enumerate().step_by(7) {
-            let world = aibo_motion::kinematics::world_pose(&clip, f);
+            let world = aibo_motion::source::kinematics::world_pose(&clip, f);
             let turns = world_turns(pose);
             let mut want = vec![DVec3::ZERO; JOINTS.len()];
             for (j, (_, parent, offset)) in JOINTS.iter().enumerate() {

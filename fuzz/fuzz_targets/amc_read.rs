@@ -1,7 +1,7 @@
 //! Any bytes as an AMC on a fixed CMU-like skeleton: a clip or a located error.
 #![no_main]
 
-use aibo_motion::kinematics::world_pose;
+use aibo_motion::source::kinematics::world_pose;
 use aibo_motion::source::{amc, asf};
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;

@@ -2,7 +2,7 @@
 //! and a clip it returns is consistent and poses without panicking.
 #![no_main]
 
-use aibo_motion::kinematics::world_pose;
+use aibo_motion::source::kinematics::world_pose;
 use aibo_motion::source::bvh;
 use libfuzzer_sys::fuzz_target;
 

@@ -2,8 +2,8 @@
 
 use super::{detect, load_clip, FileKind, Outcome};
 use aibo_motion::fsio;
-use aibo_motion::kinematics::{end_positions, world_pose};
 use aibo_motion::mtn::{self, Motion, DENSE_FRAME_MS};
+use aibo_motion::source::kinematics::{end_positions, world_pose};
 use aibo_motion::source::{self, Clip};
 use anyhow::Result;
 use std::io::{self, Write};

@@ -5,18 +5,18 @@ use aibo_motion::export::{self, Rate};
 
 /// Which frames to write: [`Rate`] on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Frames {
+pub enum ExportRate {
     /// Every 8 ms frame the robot plays.
     Dense,
     /// The 16 ms grid MTN keyframes lie on.
     Grid,
 }
 
-impl From<Frames> for Rate {
-    fn from(frames: Frames) -> Rate {
+impl From<ExportRate> for Rate {
+    fn from(frames: ExportRate) -> Rate {
         match frames {
-            Frames::Dense => Rate::Dense,
-            Frames::Grid => Rate::Grid,
+            ExportRate::Dense => Rate::Dense,
+            ExportRate::Grid => Rate::Grid,
         }
     }
 }
@@ -40,8 +40,8 @@ pub struct Args {
     #[arg(short, long)]
     pub output: PathBuf,
     /// dense: every 8 ms frame the robot plays; grid: the keyframes' 16 ms grid.
-    #[arg(long, value_enum, default_value_t = Frames::Dense)]
-    pub rate: Frames,
+    #[arg(long, value_enum, default_value_t = ExportRate::Dense)]
+    pub rate: ExportRate,
     #[command(flatten)]
     pub view: ViewArgs,
 }

@@ -3,7 +3,7 @@
 //! nearest ancestor of the next one down its limb, so that a clavicle named
 //! `LeftShoulder` is not taken for an upper arm.
 
-use crate::source::Skeleton;
+use crate::source::CaptureSkeleton;
 
 /// A limb of the source body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +90,7 @@ pub struct Body {
 
 impl Body {
     /// Finds the body parts of `skeleton` by name.
-    pub fn find(skeleton: &Skeleton) -> Body {
+    pub fn find(skeleton: &CaptureSkeleton) -> Body {
         let names: Vec<String> = skeleton.joints.iter().map(|j| normalize(&j.name)).collect();
         let is = |i: usize, list: &[String]| list.iter().any(|a| *a == names[i]);
         let nearest_ancestor = |from: usize, list: &[String]| -> Option<usize> {

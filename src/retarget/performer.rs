@@ -18,7 +18,7 @@
 //! performer's direction and a robot's compare directly.
 
 use super::body::{Body, Limb};
-use crate::kinematics::{world_pose, WorldPose};
+use crate::source::kinematics::{world_pose, WorldPose};
 use crate::source::{Clip, Format};
 use glam::{DMat3, DQuat, DVec3};
 

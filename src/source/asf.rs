@@ -7,7 +7,7 @@
 //! the rotation relative to the rest pose, in world axes, is C·M·C⁻¹.
 
 use super::text::{strip_bom, Syntax, TextError, Token, Tokens};
-use super::{Joint, Skeleton};
+use super::{CaptureJoint, CaptureSkeleton};
 use crate::units::axis_rotation;
 use glam::{DQuat, DVec3};
 use std::collections::{HashMap, HashSet};
@@ -47,7 +47,7 @@ impl Dof {
 
 /// What the AMC reader needs to know of each joint.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Bone {
+pub struct AsfBone {
     /// Degrees of freedom in AMC value order (the root's `order`).
     pub dof: Vec<Dof>,
     /// Local frame C in world space (identity for a bone without `axis`).
@@ -61,10 +61,10 @@ pub struct Bone {
 /// A parsed ASF file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Asf {
-    /// Joint 0 is `root`; parents come before children.
-    pub skeleton: Skeleton,
+    /// CaptureJoint 0 is `root`; parents come before children.
+    pub skeleton: CaptureSkeleton,
     /// One per joint, same order.
-    pub bones: Vec<Bone>,
+    pub bones: Vec<AsfBone>,
     /// The `:units length` multiplier, for AMC translations too.
     pub length_unit: f64,
     /// Whether angles are in radians (`:units angle rad`).
@@ -238,14 +238,14 @@ pub fn read(data: &[u8]) -> Result<Asf, TextError> {
 
     let angle = |deg: f64| if radians { deg } else { deg.to_radians() };
     let root_axis_q = euler(root_axis.iter().map(|&a| (a, angle(root_orientation[a]))));
-    let mut joints = vec![Joint {
+    let mut joints = vec![CaptureJoint {
         name: "root".to_string(),
         parent: None,
         offset: DVec3::ZERO,
         end: None,
         axis: root_axis_q,
     }];
-    let mut bones = vec![Bone {
+    let mut bones = vec![AsfBone {
         dof: if root_order.is_empty() {
             vec![
                 Dof::Translate(0),
@@ -265,7 +265,7 @@ pub fn read(data: &[u8]) -> Result<Asf, TextError> {
 
     // Place bones in hierarchy order, so that parents come before children.
     let mut placed: Vec<Option<usize>> = vec![None; raw_bones.len()];
-    // Bone names are case-insensitive (the spec says so); a table keeps this linear.
+    // AsfBone names are case-insensitive (the spec says so); a table keeps this linear.
     let by_name: HashMap<Vec<u8>, usize> = raw_bones
         .iter()
         .enumerate()
@@ -315,14 +315,14 @@ pub fn read(data: &[u8]) -> Result<Asf, TextError> {
             );
             let length = raw.length * length_unit;
             let offset = bones[parent].direction * bones[parent].length;
-            joints.push(Joint {
+            joints.push(CaptureJoint {
                 name: raw.name.clone(),
                 parent: Some(parent),
                 offset,
                 end: Some(raw.direction * length),
                 axis,
             });
-            bones.push(Bone {
+            bones.push(AsfBone {
                 dof: raw.dof.clone(),
                 axis,
                 direction: raw.direction,
@@ -340,7 +340,7 @@ pub fn read(data: &[u8]) -> Result<Asf, TextError> {
         }
     }
     Ok(Asf {
-        skeleton: Skeleton { joints },
+        skeleton: CaptureSkeleton { joints },
         bones,
         length_unit,
         radians,

@@ -12,7 +12,7 @@ use super::text::{
     in_line_pieces, parse_number, parse_numbers, strip_bom, Lines, Split, Syntax, TextError, Token,
     Tokens,
 };
-use super::{concat, moving_columns, Clip, Format, Joint, Skeleton};
+use super::{concat, moving_columns, CaptureJoint, CaptureSkeleton, Clip, Format};
 use crate::units::axis_rotation;
 use glam::{DQuat, DVec3};
 
@@ -46,7 +46,7 @@ pub fn read(data: &[u8]) -> Result<Clip, TextError> {
     let frame_time = read_frame_time(&mut tokens)?;
     tokens.skip_line();
 
-    let skeleton = Skeleton { joints };
+    let skeleton = CaptureSkeleton { joints };
     let layout = Layout::new(&skeleton, &channels);
     let (pos, line) = tokens.position();
     let frames = read_motion(data, pos, line, &skeleton, &layout)?;
@@ -98,12 +98,12 @@ fn read_vec3(tokens: &mut Tokens) -> Result<DVec3, TextError> {
 fn read_hierarchy(
     tokens: &mut Tokens,
     warnings: &mut Vec<String>,
-) -> Result<(Vec<Joint>, Vec<Vec<Channel>>), TextError> {
+) -> Result<(Vec<CaptureJoint>, Vec<Vec<Channel>>), TextError> {
     let first = expect_token(tokens, "HIERARCHY")?;
     if !first.is("HIERARCHY") {
         return Err(first.error(format!("expected HIERARCHY, found {:?}", first.lossy())));
     }
-    let mut joints: Vec<Joint> = Vec::new();
+    let mut joints: Vec<CaptureJoint> = Vec::new();
     let mut channels: Vec<Vec<Channel>> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     loop {
@@ -118,7 +118,7 @@ fn read_hierarchy(
                 return Err(t.error(msg));
             }
             let name = read_name(tokens, &t)?;
-            joints.push(Joint {
+            joints.push(CaptureJoint {
                 name,
                 parent: open.last().copied(),
                 offset: DVec3::ZERO,
@@ -298,7 +298,7 @@ struct Layout {
 }
 
 impl Layout {
-    fn new(skeleton: &Skeleton, channels: &[Vec<Channel>]) -> Layout {
+    fn new(skeleton: &CaptureSkeleton, channels: &[Vec<Channel>]) -> Layout {
         debug_assert_eq!(skeleton.joints.len(), channels.len());
         Layout {
             joints: channels.to_vec(),
@@ -319,7 +319,7 @@ fn read_motion(
     data: &[u8],
     pos: usize,
     line: usize,
-    skeleton: &Skeleton,
+    skeleton: &CaptureSkeleton,
     layout: &Layout,
 ) -> Result<Frames, TextError> {
     let joints = skeleton.joints.len();
@@ -386,7 +386,7 @@ fn read_motion(
 }
 
 /// One motion line's values as every joint's local rotation and, where animated, position.
-fn pose_line(values: &[f64], skeleton: &Skeleton, layout: &Layout, out: &mut Frames) {
+fn pose_line(values: &[f64], skeleton: &CaptureSkeleton, layout: &Layout, out: &mut Frames) {
     let mut v = values.iter();
     for (joint, chans) in skeleton.joints.iter().zip(&layout.joints) {
         let mut translation = joint.offset;

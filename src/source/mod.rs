@@ -10,6 +10,7 @@ pub mod amc;
 pub mod asf;
 mod asf_lookup;
 pub mod bvh;
+pub mod kinematics;
 pub mod mrtk;
 pub mod probe;
 mod text;
@@ -42,7 +43,7 @@ impl Format {
 
 /// One joint of a skeleton.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Joint {
+pub struct CaptureJoint {
     pub name: String,
     /// Index of the parent joint; `None` for a root (a clip may have several).
     pub parent: Option<usize>,
@@ -57,11 +58,11 @@ pub struct Joint {
 
 /// The joints of a clip, parents before children.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub struct Skeleton {
-    pub joints: Vec<Joint>,
+pub struct CaptureSkeleton {
+    pub joints: Vec<CaptureJoint>,
 }
 
-impl Skeleton {
+impl CaptureSkeleton {
     pub fn index_of(&self, name: &str) -> Option<usize> {
         self.joints.iter().position(|j| j.name == name)
     }
@@ -78,7 +79,7 @@ pub struct Signal {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clip {
     pub format: Format,
-    pub skeleton: Skeleton,
+    pub skeleton: CaptureSkeleton,
     /// Seconds per frame.
     pub frame_time: f64,
     /// Number of frames.

@@ -12,7 +12,7 @@
 //! Unity's world is left-handed (Y up, metres); the clip is right-handed like every
 //! other source, so z is negated (positions) and rotations are mirrored to match.
 
-use super::{Clip, Format, Joint, Signal, Skeleton};
+use super::{CaptureJoint, CaptureSkeleton, Clip, Format, Signal};
 use crate::binary::{Cursor, FormatError};
 use glam::{DQuat, DVec3};
 
@@ -637,7 +637,7 @@ pub fn read(data: &[u8], fps: Option<f64>) -> Result<Clip, FormatError> {
     Ok(Clip {
         format: Format::Mrtk,
         moving,
-        skeleton: Skeleton { joints },
+        skeleton: CaptureSkeleton { joints },
         frame_time: 1.0 / fps,
         frames,
         translations,
@@ -648,8 +648,8 @@ pub fn read(data: &[u8], fps: Option<f64>) -> Result<Clip, FormatError> {
     })
 }
 
-fn root_joint(name: &str) -> Joint {
-    Joint {
+fn root_joint(name: &str) -> CaptureJoint {
+    CaptureJoint {
         name: name.to_string(),
         parent: None,
         offset: DVec3::ZERO,
