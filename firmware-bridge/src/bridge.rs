@@ -9,14 +9,11 @@
 //! Memory is bounded: the decoder and jitter buffer are fixed arrays; stored motions are
 //! capped in number and size by [`Config`].
 
-use alloc::vec::Vec;
-
-use crate::message::{
-    self, ack, Angles, Counters, Identity, JointInfo, Message, Status, StreamFrame,
-};
+use crate::message::{ack, Angles, Counters, Identity, JointInfo, Message, Status, StreamFrame};
 use crate::model::Model;
 use crate::sign::{Key, ReplayGuard};
 use crate::sony;
+use crate::store::Store;
 use crate::wire::{self, AuthError, Decoder, Signing, MAX_ENCODED};
 use crate::wire::{MAX_JOINTS, PROTOCOL_VERSION};
 
@@ -171,26 +168,6 @@ enum Mode {
     Ramping,
 }
 
-/// A motion kept on the bridge: keyframes as (frames before, angles…) rows.
-#[derive(Debug, Clone)]
-struct StoredMotion {
-    name: Vec<u8>,
-    /// Row-major: `1 + joints` values per keyframe, the first being frames-before.
-    rows: Vec<i32>,
-    /// Upload order, to replace the oldest when the store is full.
-    uploaded: u32,
-}
-
-#[derive(Debug, Clone)]
-struct Upload {
-    name: Vec<u8>,
-    expected: u16,
-    rows: Vec<i32>,
-    received: u16,
-    /// A keyframe came out of order: the upload cannot complete.
-    broken: bool,
-}
-
 /// The robot-side endpoint. See the module documentation.
 #[derive(Debug, Clone)]
 pub struct Bridge {
@@ -207,9 +184,7 @@ pub struct Bridge {
     /// The pose last commanded; while relaxed, where the servos are.
     applied: Angles,
     buffer: [Option<StreamFrame>; MAX_BUFFER_FRAMES],
-    store: Vec<StoredMotion>,
-    uploads: u32,
-    upload: Option<Upload>,
+    store: Store,
     reported: State,
 }
 
@@ -239,9 +214,7 @@ impl Bridge {
             mode: Mode::Relaxed,
             applied,
             buffer: [None; MAX_BUFFER_FRAMES],
-            store: Vec::new(),
-            uploads: 0,
-            upload: None,
+            store: Store::default(),
             reported: State::Relaxed,
         }
     }
@@ -613,88 +586,39 @@ impl Bridge {
     }
 
     fn begin_upload(&mut self, name: &[u8], keyframes: u16, joints: u8) -> u8 {
-        self.upload = None;
-        if name.is_empty() || name.len() > message::MAX_NAME {
-            return ack::BAD_NAME;
-        }
-        if usize::from(joints) != self.applied.len() {
-            return ack::JOINT_COUNT;
-        }
-        if keyframes == 0 || keyframes > self.config.max_keyframes {
-            return ack::TOO_LARGE;
-        }
-        let mut rows = Vec::new();
-        if rows
-            .try_reserve_exact(usize::from(keyframes) * (1 + usize::from(joints)))
-            .is_err()
-        {
-            return ack::TOO_LARGE;
-        }
-        self.upload = Some(Upload {
-            name: name.to_vec(),
-            expected: keyframes,
-            rows,
-            received: 0,
-            broken: false,
-        });
-        ack::OK
+        let robot_joints = self.applied.len();
+        let most = self.config.max_keyframes;
+        self.store
+            .begin(name, keyframes, usize::from(joints), robot_joints, most)
     }
 
     fn accept_keyframe(&mut self, index: u16, frames_before: u16, angles: &Angles) {
-        let joints = self.applied.len();
-        let Some(up) = &mut self.upload else {
-            return self.counters.dropped = self.counters.dropped.wrapping_add(1);
-        };
-        if index < up.received {
-            return; // a repeat
+        if !self.store.accept(index, frames_before, angles) {
+            self.counters.dropped = self.counters.dropped.wrapping_add(1);
         }
-        if index != up.received || index >= up.expected || angles.len() != joints {
-            up.broken = true;
-            return;
-        }
-        up.rows.push(i32::from(frames_before));
-        up.rows.extend_from_slice(angles.as_slice());
-        up.received += 1;
     }
 
     fn end_upload(&mut self, keyframes: u16) -> u8 {
-        let Some(up) = self.upload.take() else {
-            return ack::INCOMPLETE;
-        };
-        if up.broken || up.received != up.expected || keyframes != up.expected {
-            return ack::INCOMPLETE;
-        }
-        self.uploads = self.uploads.wrapping_add(1);
-        let motion = StoredMotion {
-            name: up.name,
-            rows: up.rows,
-            uploaded: self.uploads,
-        };
         let playing = match &self.mode {
             Mode::Playing(p) => Some(p.slot),
             _ => None,
         };
-        if let Some(slot) = self.store.iter().position(|m| m.name == motion.name) {
-            if playing == Some(slot) {
-                self.mode = Mode::Holding;
+        let slots = usize::from(self.config.motion_slots);
+        match self.store.finish(keyframes, slots, playing) {
+            Ok(slot) => {
+                // The motion playing was replaced under its own name: hold, do not
+                // play on into the new one.
+                if playing == Some(slot) {
+                    self.mode = Mode::Holding;
+                }
+                ack::OK
             }
-            self.store[slot] = motion;
-        } else if self.store.len() < usize::from(self.config.motion_slots.max(1)) {
-            self.store.push(motion);
-        } else {
-            let oldest = (0..self.store.len())
-                .filter(|&i| Some(i) != playing)
-                .min_by_key(|&i| self.store[i].uploaded);
-            match oldest {
-                Some(i) => self.store[i] = motion,
-                None => return ack::TOO_LARGE,
-            }
+            Err(code) => code,
         }
-        ack::OK
     }
 
     fn play(&mut self, name: &[u8], loops: u16) -> u8 {
-        match self.store.iter().position(|m| m.name == name) {
+        match self.store.find(name) {
             Some(slot) => {
                 self.mode = Mode::Playing(Playback {
                     slot,

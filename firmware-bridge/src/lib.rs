@@ -19,6 +19,7 @@ pub mod message;
 pub mod model;
 pub mod sign;
 pub mod sony;
+mod store;
 pub mod wire;
 
 #[cfg(feature = "sim")]
