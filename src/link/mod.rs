@@ -9,10 +9,12 @@ pub mod client;
 pub mod player;
 pub mod ports;
 pub mod transport;
+pub mod upload;
 
 pub use client::{BridgeInfo, Client, Reply};
-pub use player::{play, play_named, upload, Ending, Mode, PlayOptions, PlayReport, Progress};
+pub use player::{play, Ending, Mode, PlayOptions, PlayReport, Progress};
 pub use transport::Endpoint;
+pub use upload::{play_named, upload};
 
 use std::time::Duration;
 
