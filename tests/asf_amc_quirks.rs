@@ -1,5 +1,4 @@
-//! ASF/AMC as the spec allows and real exporters write (`../shared/specs/mocap.md`),
-//! synthesized: commas and parentheses as whitespace, units, root order and axis, bone
+//! ASF/AMC as the 1995 spec allows and real exporters write, synthesized: commas and parentheses as whitespace, units, root order and axis, bone
 //! axis frames, translation and length dofs, bones without dof, unknown keywords,
 //! per-frame bone order, :RADIANS, and how an AMC finds its ASF.
 

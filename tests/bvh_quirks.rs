@@ -1,5 +1,7 @@
-//! Every BVH quirk of `../shared/specs/mocap.md`, synthesized: what real exporters write
-//! and what the spec allows but no sample shows.
+//! BVH quirks, synthesized: what real exporters write (tabs, CRLF, exponents, per-joint
+//! channel orders, missing End Sites, a `Frames:` count that disagrees with the data) and
+//! what the format allows but no real sample shows (several ROOTs, lower-case keywords,
+//! a byte-order mark, `Frames: 0`).
 
 use aibo_motion::source::bvh;
 use aibo_motion::source::kinematics::{end_positions, world_pose};

@@ -1,5 +1,6 @@
 //! Properties of the MTN codec on random motions, and dense playback against a
-//! straightforward reference written from the rule in `../shared/specs/mtn.md`.
+//! straightforward reference written from Sony's rule: a segment of n interpolation
+//! frames becomes 2n + 1 in-between 8 ms frames, stepping by the truncated delta.
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! `export`: a motion as a BVH of the robot's skeleton, read back with our own BVH
-//! reader (the quirk rules of mocap.md), gives every joint's angle at every keyframe
+//! reader, gives every joint's angle at every keyframe
 //! time within 0.01° of the MTN.
 
 mod common;

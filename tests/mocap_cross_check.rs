@@ -1,4 +1,4 @@
-//! The cross-format check of `../shared/specs/mocap.md`: CMU take 01_01 as ASF/AMC
+//! A cross-format check that the real data allows: CMU take 01_01 as ASF/AMC
 //! (`cmu_01.asf` + `cmu_01_01.amc`) and as an independently converted BVH
 //! (`assimp__cmu_01_01.bvh`, whose frame k+1 is AMC frame k). Every bone's direction in
 //! the world must agree on every frame: a test of both readers and of forward kinematics

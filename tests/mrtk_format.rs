@@ -1,5 +1,5 @@
 //! MRTK input animation files, written here byte by byte the way MRTK's serializer
-//! writes them (`../shared/specs/mrtk-input-animation.md`): versions 1.0 and 1.1, the
+//! writes them (not as MRTK's documentation describes them): versions 1.0 and 1.1, the
 //! headerless early body, markers, and damaged input.
 
 use aibo_motion::source::mrtk;

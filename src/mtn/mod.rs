@@ -1,7 +1,12 @@
 //! The motion model ([`Motion`], [`Keyframe`]) and the MTN (OMTN) codec.
 //!
-//! Layout, quirks and playback rules: `../shared/specs/mtn.md`. Values are i32
-//! micro-radians, as in the file.
+//! A file holds a header (magic `OMTN`, format, sizes), Section 1 (name, creator and
+//! design label strings), Section 2 (the joints' PRM locators), Section 3 (keyframes:
+//! frames before each, body roll, pitch and yaw, then every joint) and an end mark.
+//! The reader keeps the oddities Sony's own files carry (a section size that disagrees
+//! with its counts, say: see [`Layout`]) so that writing a file again gives back its
+//! bytes; `dense.rs` plays it as Sony's player does. Values are i32 micro-radians, as
+//! in the file.
 
 mod dense;
 mod json;

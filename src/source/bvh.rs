@@ -1,4 +1,4 @@
-//! Biovision BVH, with everything real exporters write (`../shared/specs/mocap.md`):
+//! Biovision BVH, with everything real exporters write:
 //! several ROOTs, any channel count and order per joint, leaves without End Site,
 //! lower-case keywords, one-line End Site blocks, a byte-order mark, any line ends,
 //! `Frames:` that disagrees with the data, joint names with `:`.

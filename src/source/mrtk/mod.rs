@@ -1,8 +1,8 @@
 //! MRTK input animation recordings (`.bin`): a HoloLens user's head (camera) pose, both
 //! hands' 27 joints, pinch and tracking states, and eye gaze, as curves over time.
 //!
-//! Layout and evaluation follow `../shared/specs/mrtk-input-animation.md` (MRTK's own
-//! serializer, not its documentation): versions 1.0 (full curves) and 1.1 (flags, simple
+//! Layout and evaluation follow MRTK's own serializer and Unity's curve evaluation (not
+//! MRTK's documentation, which differs from what the recorder writes): versions 1.0 (full curves) and 1.1 (flags, simple
 //! curves, gaze), markers, and the headerless 1.0 body of early recordings, whose times
 //! are shifted to start at 0. The clip samples the curves at `fps` (default 60).
 //!
