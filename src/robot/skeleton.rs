@@ -5,9 +5,10 @@
 //! Frame: mm, x forward, y left, z up, origin at the body centre. Every joint turns
 //! about one axis of its parent's frame, right-handed, so a positive angle is:
 //! head tilt and nod, nose up (about −y); pan, to the left (+z); roll, about +x; mouth,
-//! jaw up (so negative opens it, as the robots' values do); legs as `legs.rs` (J1 and
-//! J3 about −y in front, +y behind; J2 outward about ±x); tail tilt, tip up (about +y);
-//! tail pan, +z.
+//! jaw up (so negative opens it, as the robots' values do); legs as Tekkotsu's
+//! kinematics have them (J1 and J3 about −y in front, +y behind, so + swings a front
+//! leg forward and a hind leg back; J2 outward about ±x); tail tilt, tip up (about +y);
+//! tail pan, +z. The legs' chains (`legs.rs`) are built from these bones.
 
 use glam::{DQuat, DVec3};
 
@@ -123,7 +124,7 @@ impl Skeleton {
             }
         }
 
-        // Legs, as legs.rs models them.
+        // Legs: hip (J1 then J2 at one point), knee below it, paw below that.
         for (prefix, front, side) in [
             ("lf", true, 1.0),
             ("rf", true, -1.0),
@@ -266,28 +267,6 @@ impl Skeleton {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::robot::legs::{Leg, LegId};
-
-    #[test]
-    fn the_paws_are_where_the_leg_chains_put_them() {
-        let profile = Profile::builtin("ERS-7").unwrap();
-        let s = Skeleton::of(&profile).unwrap();
-        let mut angles = vec![0.0; profile.joints.len()];
-        for (i, a) in angles.iter_mut().enumerate() {
-            *a = 0.1 + 0.05 * i as f64;
-        }
-        let pose = s.pose(&angles, [0.0; 3]);
-        for id in LegId::ALL {
-            let leg = Leg::of(&profile, id).unwrap();
-            let want = leg.paw(leg.joints.map(|j| angles[j]));
-            let paw = s
-                .bones
-                .iter()
-                .position(|b| b.name == format!("{}_paw", id.prefix()))
-                .unwrap();
-            assert!((pose.positions[paw] - want).length() < 1e-9, "{id:?}");
-        }
-    }
 
     /// What Tekkotsu's ERS-7.kin chains (its Denavit-Hartenberg parameters, each joint
     /// turning about its own frame's z) give for a positive turn of each leg joint from
