@@ -37,6 +37,9 @@ impl Built {
 pub enum BuildError {
     #[error("the clip holds no frames to build from")]
     NoFrames,
+    /// A frame time or duration outside what the readers accept.
+    #[error("{0}")]
+    Time(String),
     #[error(transparent)]
     Retarget(#[from] RetargetError),
     #[error(transparent)]
@@ -47,6 +50,9 @@ pub enum BuildError {
 pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<Built, BuildError> {
     if clip.frames == 0 {
         return Err(BuildError::NoFrames);
+    }
+    if let Some(e) = crate::source::time_bounds_error(clip.frame_time, clip.frames) {
+        return Err(BuildError::Time(e));
     }
     let tracks = retarget(clip, profile, &options.retarget)?;
     let keyframed = build_motion(&tracks, profile, &options.keyframes)?;

@@ -14,9 +14,9 @@ use aibo_motion::source::bvh;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
+    // No skips: the readers' bounds on frame time and duration keep each run finite.
     let Ok(clip) = bvh::read(data) else { return };
-    // Keep each run short: long or wide clips are the readers' business.
-    if clip.frames == 0 || clip.frames * clip.joint_count() > 20_000 || clip.frame_time > 10.0 {
+    if clip.frames == 0 {
         return;
     }
     // The head's neutral: the typical relation, or a frame the input picks.

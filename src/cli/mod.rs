@@ -105,9 +105,11 @@ pub struct SourceArgs {
 }
 
 fn parse_fps(text: &str) -> std::result::Result<f64, String> {
+    use aibo_motion::source::{MAX_FRAME_TIME_S, MIN_FRAME_TIME_S};
+    let (low, high) = (1.0 / MAX_FRAME_TIME_S, 1.0 / MIN_FRAME_TIME_S);
     match text.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 && v <= 10_000.0 => Ok(v),
-        _ => Err("expected frames per second, above 0 and at most 10000".to_string()),
+        Ok(v) if (low..=high).contains(&v) => Ok(v),
+        _ => Err(format!("expected frames per second, from {low} to {high}")),
     }
 }
 

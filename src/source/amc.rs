@@ -4,7 +4,8 @@
 
 use super::asf::{Asf, Dof};
 use super::text::{
-    cores, first_keyword, in_line_pieces, parse_numbers, strip_bom, Lines, Split, TextError,
+    cores, excerpt, first_keyword, in_line_pieces, parse_numbers, strip_bom, Lines, Split,
+    TextError,
 };
 use super::{concat, moving_columns, Clip, Format};
 use crate::units::axis_rotation;
@@ -34,6 +35,14 @@ pub fn is_asf(data: &[u8]) -> bool {
 
 /// Reads AMC text on `asf`'s skeleton at `fps` frames per second.
 pub fn read(asf: &Asf, data: &[u8], fps: f64) -> Result<Clip, TextError> {
+    // The rate comes from the caller; its bounds hold before any frame is read.
+    if let Some(e) = super::time_bounds_error(1.0 / fps, 0) {
+        return Err(TextError::new(
+            1,
+            1,
+            format!("at {fps} frames per second, {e}"),
+        ));
+    }
     let data = strip_bom(data);
     let ctx = Context::new(asf);
     let (start, first_line, radians) = read_header(data, asf.radians);
@@ -79,6 +88,9 @@ pub fn read(asf: &Asf, data: &[u8], fps: f64) -> Result<Clip, TextError> {
         frames += piece.frames;
         translations.push(piece.translations);
         rotations.push(piece.rotations);
+    }
+    if let Some(e) = super::time_bounds_error(1.0 / fps, frames) {
+        return Err(TextError::new(1, 1, e));
     }
     let (translations, rotations) = (concat(translations), concat(rotations));
     Ok(Clip {
@@ -247,7 +259,7 @@ fn read_frames(ctx: &Context, data: &[u8], radians: bool) -> Result<Piece, TextE
                 1,
                 format!(
                     "expected a frame number before bone data, found {:?}",
-                    String::from_utf8_lossy(trimmed)
+                    excerpt(trimmed)
                 ),
             ));
         }
@@ -260,10 +272,7 @@ fn read_frames(ctx: &Context, data: &[u8], radians: bool) -> Result<Piece, TextE
             return Err(TextError::new(
                 line_no,
                 1,
-                format!(
-                    "{:?} is not a bone of the ASF skeleton",
-                    String::from_utf8_lossy(name)
-                ),
+                format!("{:?} is not a bone of the ASF skeleton", excerpt(name)),
             ));
         };
         order.push(bone);

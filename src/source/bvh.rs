@@ -9,8 +9,8 @@
 //! Blender reads them: Bandai Namco's `Spine` channels repeat its OFFSET).
 
 use super::text::{
-    in_line_pieces, parse_number, parse_numbers, strip_bom, Lines, Split, Syntax, TextError, Token,
-    Tokens,
+    excerpt, in_line_pieces, parse_number, parse_numbers, strip_bom, Lines, Split, Syntax,
+    TextError, Token, Tokens,
 };
 use super::{concat, moving_columns, CaptureJoint, CaptureSkeleton, Clip, Format};
 use crate::units::axis_rotation;
@@ -41,9 +41,12 @@ pub fn read(data: &[u8]) -> Result<Clip, TextError> {
     let mut tokens = Tokens::new(data, SYNTAX);
     let (joints, channels) = read_hierarchy(&mut tokens, &mut warnings)?;
 
-    // MOTION header.
+    // MOTION header. The time bounds hold before any frame is read.
     let declared = read_frames_line(&mut tokens)?;
-    let frame_time = read_frame_time(&mut tokens)?;
+    let (frame_time, at) = read_frame_time(&mut tokens)?;
+    if let Some(e) = super::time_bounds_error(frame_time, declared.min(2)) {
+        return Err(at.error(e));
+    }
     tokens.skip_line();
 
     let skeleton = CaptureSkeleton { joints };
@@ -51,6 +54,9 @@ pub fn read(data: &[u8]) -> Result<Clip, TextError> {
     let (pos, line) = tokens.position();
     let frames = read_motion(data, pos, line, &skeleton, &layout)?;
 
+    if let Some(e) = super::time_bounds_error(frame_time, frames.count) {
+        return Err(at.error(e));
+    }
     if frames.count != declared {
         warnings.push(format!(
             "the header says Frames: {declared}, but {} frame lines follow; read the {} present",
@@ -262,12 +268,13 @@ fn read_frames_line(tokens: &mut Tokens) -> Result<usize, TextError> {
         .ok_or_else(|| {
             at.error(format!(
                 "expected a whole number of frames, found {:?}",
-                String::from_utf8_lossy(&text)
+                excerpt(&text)
             ))
         })
 }
 
-fn read_frame_time(tokens: &mut Tokens) -> Result<f64, TextError> {
+/// The frame time and where it stands.
+fn read_frame_time<'a>(tokens: &mut Tokens<'a>) -> Result<(f64, Token<'a>), TextError> {
     let t = expect_token(tokens, "Frame Time:")?;
     if !t.is("Frame") {
         return Err(t.error(format!("expected Frame Time:, found {:?}", t.lossy())));
@@ -284,7 +291,7 @@ fn read_frame_time(tokens: &mut Tokens) -> Result<f64, TextError> {
         (parse_number(rest), t)
     };
     match value {
-        Some(v) if v.is_finite() && v > 0.0 => Ok(v),
+        Some(v) if v.is_finite() && v > 0.0 => Ok((v, at)),
         _ => Err(at.error("expected a frame time in seconds, above 0")),
     }
 }

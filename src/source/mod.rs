@@ -22,6 +22,37 @@ use amc::DEFAULT_FPS;
 use glam::{DQuat, DVec3};
 use std::path::{Path, PathBuf};
 
+/// The shortest frame time a file may state: 10,000 frames per second.
+pub const MIN_FRAME_TIME_S: f64 = 1e-4;
+/// The longest frame time a file may state: 10 s.
+pub const MAX_FRAME_TIME_S: f64 = 10.0;
+/// The longest motion a reader accepts: an hour (motion capture takes last minutes; an
+/// MRTK session is capped at an hour too). Everything downstream (a 16 ms grid over the
+/// duration: about 50 MB for an hour, a preview's samples) grows with it, so a few bytes
+/// that state a year are refused here, before anything is allocated for them.
+pub const MAX_DURATION_S: f64 = 3_600.0;
+
+/// Why `frames` frames of `frame_time` seconds are not a motion any reader accepts, if
+/// they are not.
+pub fn time_bounds_error(frame_time: f64, frames: usize) -> Option<String> {
+    if !(MIN_FRAME_TIME_S..=MAX_FRAME_TIME_S).contains(&frame_time) {
+        return Some(format!(
+            "a frame time of {frame_time:e} s: frame times run from {MIN_FRAME_TIME_S} s to \
+             {MAX_FRAME_TIME_S} s ({} to {} frames per second)",
+            1.0 / MAX_FRAME_TIME_S,
+            1.0 / MIN_FRAME_TIME_S
+        ));
+    }
+    let duration = frame_time * frames.saturating_sub(1) as f64;
+    (duration > MAX_DURATION_S).then(|| {
+        format!(
+            "{frames} frames of {frame_time:e} s last {:.1} hours: a motion lasts at most {} hours",
+            duration / 3600.0,
+            MAX_DURATION_S / 3600.0
+        )
+    })
+}
+
 /// Which reader produced a clip.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {

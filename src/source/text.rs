@@ -22,6 +22,21 @@ impl TextError {
     }
 }
 
+/// How much of a file's text an error message repeats.
+pub const ECHO_CHARS: usize = 60;
+
+/// `bytes` as text for a message: the first [`ECHO_CHARS`] characters, and how long the
+/// whole was when that is cut.
+pub fn excerpt(bytes: &[u8]) -> String {
+    let head = &bytes[..bytes.len().min(4 * ECHO_CHARS)];
+    let text = String::from_utf8_lossy(head);
+    let mut out: String = text.chars().take(ECHO_CHARS).collect();
+    if out.len() < bytes.len() {
+        out.push_str(&format!("… ({} bytes)", bytes.len()));
+    }
+    out
+}
+
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The data without a UTF-8 byte-order mark.
@@ -102,8 +117,10 @@ impl Token<'_> {
         self.text.eq_ignore_ascii_case(keyword.as_bytes())
     }
 
+    /// The token as text for a message: at most [`ECHO_CHARS`] characters of it (a
+    /// hostile file's "token" can be megabytes).
     pub fn lossy(&self) -> String {
-        String::from_utf8_lossy(self.text).into_owned()
+        excerpt(self.text)
     }
 
     pub fn error(&self, message: impl Into<String>) -> TextError {
@@ -306,10 +323,7 @@ pub fn parse_numbers(
             return Err(TextError::new(
                 line,
                 column0 + start + 1,
-                format!(
-                    "expected a number, found {:?}",
-                    String::from_utf8_lossy(token)
-                ),
+                format!("expected a number, found {:?}", excerpt(token)),
             ));
         };
         out.push(v);

@@ -68,6 +68,14 @@ pub fn read(data: &[u8], fps: Option<f64>) -> Result<Clip, FormatError> {
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let fps = fps.unwrap_or(DEFAULT_FPS);
+    if let Some(e) = super::time_bounds_error(1.0 / fps, 0) {
+        return Err(FormatError::new(
+            0,
+            "sampling rate",
+            "a rate within bounds",
+            e,
+        ));
+    }
     let range = recording.time_range();
     // Early recordings kept absolute times: the clip starts at their first key.
     let start = match (recording.legacy, range) {
