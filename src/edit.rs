@@ -187,6 +187,9 @@ pub fn reverse(motion: &Motion) -> Motion {
 pub enum ScaleError {
     #[error("speed factor {factor}: it must be above 0")]
     Factor { factor: f64 },
+    /// A segment would last longer than Sony's player can count.
+    #[error("keyframe {keyframe}: its segment would last more than {} interpolation frames, which Sony's player cannot play", crate::mtn::MAX_FRAMES_BEFORE)]
+    TooLong { keyframe: usize },
     /// A joint that kept up before would not: the first such, and how fast it would go.
     #[error("keyframe {keyframe}: {joint} would move at {speed_rad_s:.2} rad/s, over its {limit_rad_s:.2} rad/s")]
     TooFast {
@@ -215,13 +218,16 @@ pub fn scale_time(
         .enumerate()
         .map(|(i, kf)| {
             let frames = (f64::from(kf.frames_before) + 1.0) / factor;
-            let n = (frames.round().max(1.0) - 1.0).min(f64::from(crate::mtn::MAX_FRAMES_BEFORE));
-            Keyframe {
+            let n = frames.round().max(1.0) - 1.0;
+            if i > 0 && n > f64::from(crate::mtn::MAX_FRAMES_BEFORE) {
+                return Err(ScaleError::TooLong { keyframe: i });
+            }
+            Ok(Keyframe {
                 frames_before: if i == 0 { 0 } else { n as u32 },
                 ..kf.clone()
-            }
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>, _>>()?;
     let scaled = Motion {
         keyframes,
         layout: Layout::default(),

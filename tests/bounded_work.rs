@@ -112,3 +112,75 @@ fn error_messages_quote_an_excerpt_not_the_whole_token() {
     .to_string();
     assert!(err.len() < 300, "{} bytes of message", err.len());
 }
+
+/// An MTN whose second keyframe comes `count` interpolation frames after the first.
+fn mtn_with_count(count: u32) -> Vec<u8> {
+    let motion = common::synthetic_motion(5, &[12_345, 3]);
+    let mut bytes = aibo_motion::mtn::encode(&motion).unwrap();
+    let marker = 12_345i32.to_le_bytes();
+    let at = bytes
+        .windows(4)
+        .position(|w| w == marker)
+        .expect("the count is in the file");
+    bytes[at..at + 4].copy_from_slice(&count.to_le_bytes());
+    bytes
+}
+
+#[test]
+fn interpolation_counts_sonys_player_cannot_play_are_refused() {
+    use aibo_motion::mtn::{self, MAX_FRAMES_BEFORE};
+    for count in [i32::MAX as u32, 1 << 30] {
+        let err = mtn::decode(&mtn_with_count(count)).unwrap_err();
+        assert!(err.to_string().contains("Sony's player"), "{err}");
+    }
+    // The largest count it plays reads, with a word about its length.
+    let decoded = mtn::decode(&mtn_with_count(MAX_FRAMES_BEFORE)).unwrap();
+    assert!(
+        decoded
+            .warnings
+            .iter()
+            .any(|w| w.contains("implausibly long")),
+        "{:?}",
+        decoded.warnings
+    );
+    // Slowing it down would need a count past it: refused, not clamped.
+    let err = aibo_motion::edit::scale_time(&decoded.motion, 0.5, None).unwrap_err();
+    assert!(
+        matches!(err, aibo_motion::edit::ScaleError::TooLong { keyframe: 1 }),
+        "{err}"
+    );
+}
+
+#[test]
+fn dense_dumps_of_long_motions_are_refused_before_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("long.mtn");
+    std::fs::write(&input, mtn_with_count(aibo_motion::mtn::MAX_FRAMES_BEFORE)).unwrap();
+    let out = dir.path().join("long.csv");
+    let run = common::run(&[
+        "dump",
+        input.to_str().unwrap(),
+        "--format",
+        "csv",
+        "--dense",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        common::stderr(&run).contains("more than the"),
+        "{}",
+        common::stderr(&run)
+    );
+    assert!(!out.exists());
+    // Its keyframes dump as ever.
+    let run = common::run(&[
+        "dump",
+        input.to_str().unwrap(),
+        "--format",
+        "csv",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+}

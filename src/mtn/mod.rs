@@ -29,8 +29,13 @@ pub const FRAME_MS: u16 = 16;
 /// Sony's reader copies the motion name and design label into fixed buffers of this size.
 pub const NAME_BUFFER: usize = 128;
 pub const LABEL_BUFFER: usize = 32;
-/// The interpolation count is an i32 in the file; a negative one has no meaning.
-pub const MAX_FRAMES_BEFORE: u32 = i32::MAX as u32;
+/// The largest interpolation count Sony's player can play: it computes the 2n + 1
+/// in-between frames in 32 signed bits, which overflow from n = 2³⁰ on (a segment of 198
+/// days). A count past it is refused on reading and writing.
+pub const MAX_FRAMES_BEFORE: u32 = (1 << 30) - 1;
+
+/// A motion longer than this (an hour) is read, but said to be implausible.
+pub const PLAUSIBLE_MS: u64 = 3_600_000;
 
 /// One motion, as an MTN file holds it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,6 +132,12 @@ impl Motion {
     /// with. Empty for a motion that any AIBO tool reads.
     pub fn advisories(&self) -> Vec<String> {
         let mut notes = Vec::new();
+        if self.duration_ms() > PLAUSIBLE_MS {
+            notes.push(format!(
+                "the motion lasts {:.1} hours: implausibly long for a robot's motion",
+                self.duration_ms() as f64 / 3.6e6
+            ));
+        }
         if self.name.len() >= NAME_BUFFER {
             notes.push(format!(
                 "motion name is {} bytes; Sony's reader keeps at most {}",

@@ -113,7 +113,9 @@ pub fn decode(data: &[u8]) -> Result<Decoded, FormatError> {
                     FormatError::new(
                         at,
                         format!("interpolation frame count before keyframe {k}"),
-                        "a count of 0 or more",
+                        format!(
+                            "a count from 0 to {MAX_FRAMES_BEFORE} (what Sony's player can play)"
+                        ),
                         n.to_string(),
                     )
                 })?
