@@ -199,10 +199,11 @@ fn sony_samples_plot_and_preview_for_their_own_models() {
 
 #[test]
 fn a_motion_of_years_is_drawn_from_samples_and_export_refuses_it() {
-    // A hostile (or absurd) file: a segment of two billion frames, 1.0 years of playback.
+    // A hostile (or absurd) file: the longest segment Sony's player can count, a
+    // billion frames, 198 days of playback.
     let dir = tempfile::tempdir().unwrap();
     let mut motion = common::link::ers7_motion();
-    motion.keyframes[2].frames_before = 2_000_000_000;
+    motion.keyframes[2].frames_before = mtn::MAX_FRAMES_BEFORE;
     let file = write_motion(dir.path(), &motion, "long.mtn");
     let f = file.to_str().unwrap();
     let started = std::time::Instant::now();
@@ -237,7 +238,7 @@ fn a_motion_of_years_is_drawn_from_samples_and_export_refuses_it() {
     );
     assert!(!dir.path().join("x.bvh").exists());
     // Sampling, not playing: well under a minute even unoptimized (no timing asserted
-    // beyond "it finished"; the point is that it does not play 4 billion frames).
+    // beyond "it finished"; the point is that it does not play 2 billion frames).
     println!("took {:?}", started.elapsed());
     let html = std::fs::read_to_string(dir.path().join("p.html")).unwrap();
     assert!(html_frames(&html).len() <= 1501);
