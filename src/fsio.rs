@@ -1,6 +1,11 @@
 //! File input and output the way every command does it: bounded reads, `-` for the
 //! standard streams, atomic writes (temporary file in the same folder, then rename), and
 //! never overwriting one of the command's own inputs.
+//!
+//! What `-o` names is respected for what it is: a symbolic link is followed and its
+//! target replaced atomically (the link stays a link); a device, a FIFO or a socket is
+//! written straight into (never replaced by a regular file: as root, `-o /dev/null`
+//! must not replace `/dev/null`); a read-only file is refused.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
@@ -20,6 +25,8 @@ pub enum IoError {
     Write { path: String, error: io::Error },
     #[error("refusing to write {path}: it is one of this command's inputs")]
     WouldOverwriteInput { path: String },
+    #[error("refusing to replace {path}: it is read-only (make it writable, or write elsewhere)")]
+    ReadOnly { path: String },
 }
 
 /// Whether a path argument means a standard stream.
@@ -77,6 +84,23 @@ where
     if inputs.iter().any(|input| same_file(input, out)) {
         return Err(IoError::WouldOverwriteInput { path: name });
     }
+    // A link's target is what gets written (the link stays).
+    let target = follow_links(out);
+    let out = target.as_path();
+    if let Ok(meta) = std::fs::metadata(out) {
+        if !meta.is_file() && !meta.is_dir() {
+            // A device, FIFO or socket: written into, never replaced.
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(out)
+                .map_err(write_err)?;
+            let mut w = BufWriter::new(file);
+            return fill(&mut w).and_then(|()| w.flush()).map_err(write_err);
+        }
+        if meta.permissions().readonly() {
+            return Err(IoError::ReadOnly { path: name });
+        }
+    }
     let dir = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -118,6 +142,25 @@ fn new_file_permissions(file: &std::fs::File) -> io::Result<std::fs::Permissions
 /// Writes bytes atomically; see [`write_output`].
 pub fn write_bytes(out: &Path, inputs: &[&Path], bytes: &[u8]) -> Result<(), IoError> {
     write_output(out, inputs, |w| w.write_all(bytes))
+}
+
+/// Where a chain of symbolic links ends (at most 40 deep, as the kernel allows), or
+/// `path` itself when it is no link. The end need not exist.
+fn follow_links(path: &Path) -> PathBuf {
+    let mut at = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => match std::fs::read_link(&at) {
+                Ok(to) => {
+                    let base = at.parent().map(Path::to_path_buf).unwrap_or_default();
+                    at = base.join(to);
+                }
+                Err(_) => break,
+            },
+            _ => break,
+        }
+    }
+    at
 }
 
 /// Whether two paths name the same existing file (through links and `..` alike).

@@ -1,0 +1,125 @@
+//! What `-o` names is respected for what it is: a FIFO or a device is written into, not
+//! replaced; a symbolic link keeps being a link while its target is replaced; a
+//! read-only file is refused. Everything happens in a temporary folder; no test points
+//! at a real device.
+#![cfg(unix)]
+
+mod common;
+
+use std::io::Read;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn example_json() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/hello-ers7.json")
+}
+
+/// `build` of the example motion into `out`.
+fn build_into(out: &Path) -> std::process::Output {
+    common::run(&[
+        "build",
+        example_json().to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ])
+}
+
+#[test]
+fn a_fifo_is_written_into_not_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            std::fs::File::open(&fifo)
+                .unwrap()
+                .read_to_end(&mut bytes)
+                .unwrap();
+            bytes
+        })
+    };
+    let run = build_into(&fifo);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    let bytes = reader.join().unwrap();
+    assert!(bytes.starts_with(b"OMTN"), "{} bytes", bytes.len());
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO is still a FIFO");
+    // Nothing else was left in the folder.
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
+
+#[test]
+fn a_symlink_stays_a_link_and_its_target_is_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real");
+    std::fs::create_dir(&real).unwrap();
+    let target = real.join("motion.mtn");
+    std::fs::write(&target, b"old").unwrap();
+    let link = dir.path().join("link.mtn");
+    std::os::unix::fs::symlink("real/motion.mtn", &link).unwrap();
+    let run = build_into(&link);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    assert!(std::fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(std::fs::read(&target).unwrap().starts_with(b"OMTN"));
+    // A dangling link: its target is created.
+    let dangling = dir.path().join("dangling.mtn");
+    std::os::unix::fs::symlink("real/new.mtn", &dangling).unwrap();
+    let run = build_into(&dangling);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    assert!(std::fs::read(real.join("new.mtn"))
+        .unwrap()
+        .starts_with(b"OMTN"));
+    assert!(std::fs::symlink_metadata(&dangling)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+#[test]
+fn a_read_only_file_is_refused_and_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("keep.mtn");
+    std::fs::write(&out, b"keep").unwrap();
+    std::fs::set_permissions(&out, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let run = build_into(&out);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        common::stderr(&run).contains("read-only"),
+        "{}",
+        common::stderr(&run)
+    );
+    assert_eq!(std::fs::read(&out).unwrap(), b"keep");
+}
+
+#[test]
+fn a_device_node_is_written_into_not_replaced_where_tests_run_as_root() {
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+        println!("not root: no device node to make, so this checks nothing");
+        return;
+    }
+    // A node like /dev/null's (character device 1, 3), made in the temporary folder.
+    let dir = tempfile::tempdir().unwrap();
+    let node = dir.path().join("null");
+    let made = Command::new("mknod")
+        .arg(&node)
+        .args(["c", "1", "3"])
+        .status()
+        .unwrap();
+    if !made.success() {
+        println!("mknod refused (a container without CAP_MKNOD): nothing to check");
+        return;
+    }
+    let run = build_into(&node);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    let kind = std::fs::symlink_metadata(&node).unwrap().file_type();
+    assert!(kind.is_char_device(), "the device is still a device");
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
