@@ -330,3 +330,44 @@ fn many_bones_read_in_linear_time() {
     assert_eq!(s.skeleton.joints.len(), n + 1);
     assert_eq!(s.skeleton.joints[n].parent, Some(n - 1));
 }
+
+#[test]
+fn the_oml_line_leads_only_below_the_amcs_folder() {
+    // A skeleton outside the AMC's folder, named absolutely and through `..`: neither is
+    // opened (a hostile AMC must not make `info` read any file); --asf still reaches it.
+    let outer = tempfile::tempdir().unwrap();
+    let outside = outer.path().join("outside.asf");
+    std::fs::write(&outside, ASF).unwrap();
+    let dir = outer.path().join("takes");
+    std::fs::create_dir_all(dir.join("skeletons")).unwrap();
+    let try_line = |line: &str| {
+        let amc = dir.join("hostile.amc");
+        std::fs::write(&amc, AMC.replace("#!OML:ASF test.asf", line)).unwrap();
+        let data = std::fs::read(&amc).unwrap();
+        (
+            source::read(&amc, &data, &ReadOptions::default()),
+            source::read(
+                &amc,
+                &data,
+                &ReadOptions {
+                    asf: Some(outside.clone()),
+                    fps: None,
+                },
+            ),
+        )
+    };
+    for line in [
+        format!("#!OML:ASF {}", outside.display()),
+        "#!OML:ASF ../outside.asf".to_string(),
+        "#!OML:ASF skeletons/../../outside.asf".to_string(),
+    ] {
+        let (found, given) = try_line(&line);
+        let err = found.unwrap_err().to_string();
+        assert!(err.contains("needs its ASF skeleton"), "{line}: {err}");
+        assert!(given.is_ok(), "{line}: --asf goes anywhere");
+    }
+    // Below the folder is fine.
+    std::fs::write(dir.join("skeletons/test.asf"), ASF).unwrap();
+    let (found, _) = try_line("#!OML:ASF skeletons/test.asf");
+    assert!(found.unwrap().notes[0].contains("#!OML:ASF"));
+}

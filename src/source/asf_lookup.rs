@@ -19,14 +19,17 @@ pub fn find_asf(
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tried = Vec::new();
     if let Some(named) = oml_asf_path(data) {
-        let as_written = dir.join(&named);
+        // The file names the path; it may only lead below the AMC's own folder (a
+        // hostile AMC must not make a command open /etc/passwd). `--asf` goes anywhere.
+        let as_written = within(dir, &named);
         // Exporters wrote their own machine's path (often Windows): try its file name too.
         let file_name = named
             .rsplit(['/', '\\'])
             .next()
             .unwrap_or(&named)
             .to_string();
-        for candidate in [as_written, dir.join(file_name)] {
+        let candidates = [as_written, within(dir, &file_name)];
+        for candidate in candidates.into_iter().flatten() {
             if candidate.is_file() {
                 return Ok((candidate, "named by its #!OML:ASF line"));
             }
@@ -48,6 +51,17 @@ pub fn find_asf(
         path: path.to_path_buf(),
         tried,
     })
+}
+
+/// `relative` below `dir`, when it is a relative path without `..` (or a root, a drive
+/// or a prefix).
+fn within(dir: &Path, relative: &str) -> Option<PathBuf> {
+    use std::path::Component;
+    let path = Path::new(relative);
+    let plain = path
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    (plain && !relative.is_empty()).then(|| dir.join(path))
 }
 
 /// CMU names takes `01_01.amc`, `01_02.amc` … for the skeleton `01.asf`: the `.asf`
