@@ -184,3 +184,21 @@ fn dense_dumps_of_long_motions_are_refused_before_writing() {
     ]);
     assert!(run.status.success(), "{}", common::stderr(&run));
 }
+
+#[test]
+fn a_file_of_no_kind_is_refused_at_byte_0_with_its_start_quoted() {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, bytes) in [("bad.mtn", &b"XXXXrest"[..]), ("short.mtn", &b"OM"[..])] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let run = common::run(&["info", path.to_str().unwrap()]);
+        assert_eq!(run.status.code(), Some(2));
+        let err = common::stderr(&run);
+        assert!(
+            err.contains("at byte 0: not a file this build reads"),
+            "{err}"
+        );
+        let start = String::from_utf8_lossy(&bytes[..bytes.len().min(4)]).into_owned();
+        assert!(err.contains(&format!("{start:?}")), "{err}");
+    }
+}

@@ -15,7 +15,7 @@ pub enum FileKind {
 /// A file of no kind this build reads, with how it starts.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{}: not a file this build reads (it starts with {head:?}; MTN files start with \
+    "{}: at byte 0: not a file this build reads (it starts with {head:?}; MTN files start with \
      \"OMTN\", ODA archives with \"ODAR\", BVH with HIERARCHY, ASF/AMC with a :keyword or \
      #!OML, MRTK recordings with their magic or end in .bin)",
     path.display()
