@@ -258,8 +258,15 @@ fn a_cut_link_is_reported_and_the_bridge_holds_then_rests() {
     let started = Instant::now();
     let err =
         link::play(&ers7_motion(), &opts, &mut |_| {}).expect_err("the link is gone for good");
-    assert!(matches!(err, link::LinkError::Dropped(_)), "{err}");
-    assert!(err.to_string().contains("holds"), "{err}");
+    assert!(matches!(err, link::LinkError::Lost { .. }), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.starts_with(&format!(
+            "the link to tcp://{} dropped at frame",
+            relay.address
+        )) && text.contains("did not come back within 1 s; the bridge holds"),
+        "{text}"
+    );
     assert!(
         started.elapsed() < Duration::from_secs(4),
         "reported within the retry time"

@@ -33,6 +33,17 @@ pub enum LinkError {
     Connect { endpoint: String, reason: String },
     #[error("the link to {0} dropped")]
     Dropped(String),
+    /// The link dropped mid-motion and did not come back while it was retried.
+    #[error(
+        "the link to {endpoint} dropped at frame {frame} of {frames} and did not come back \
+         within {retry_s:.0} s; the bridge holds the last pose, then goes to its rest posture"
+    )]
+    Lost {
+        endpoint: String,
+        frame: u64,
+        frames: u64,
+        retry_s: f64,
+    },
     #[error("{endpoint} did not answer within {:.1} s ({waiting_for})", timeout.as_secs_f64())]
     Timeout {
         endpoint: String,
@@ -47,6 +58,21 @@ pub enum LinkError {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_lost_link_reads_as_one_sentence() {
+        let e = super::LinkError::Lost {
+            endpoint: "tcp://127.0.0.1:7000".into(),
+            frame: 187,
+            frames: 4018,
+            retry_s: 5.0,
+        };
+        assert_eq!(
+            e.to_string(),
+            "the link to tcp://127.0.0.1:7000 dropped at frame 187 of 4018 and did not come \
+             back within 5 s; the bridge holds the last pose, then goes to its rest posture"
+        );
+    }
+
     #[test]
     fn percentiles_pick_the_nearest_rank() {
         let v: Vec<u64> = (1..=100).rev().collect();

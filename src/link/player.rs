@@ -393,12 +393,12 @@ pub(super) async fn reconnect(
     let give_up = Instant::now() + opts.retry_for;
     loop {
         if opts.interrupt.load(Ordering::Relaxed) || Instant::now() >= give_up {
-            return Err(LinkError::Dropped(format!(
-                "{} at frame {frame} of {} and did not come back within {:.0} s; the bridge holds the last pose, then goes to its rest posture",
-                opts.endpoint,
-                report.frames,
-                opts.retry_for.as_secs_f64()
-            )));
+            return Err(LinkError::Lost {
+                endpoint: opts.endpoint.to_string(),
+                frame,
+                frames: report.frames,
+                retry_s: opts.retry_for.as_secs_f64(),
+            });
         }
         if let Ok(Ok((c, _))) = tokio::time::timeout(Duration::from_secs(1), open(opts)).await {
             report.reconnects += 1;
