@@ -119,3 +119,32 @@ fn random_bytes_never_panic() {
         }
     }
 }
+
+#[test]
+fn names_from_files_reach_the_terminal_escaped() {
+    // A motion name and a BVH joint name carrying terminal control sequences (set the
+    // window title, clear the screen): `info` shows them escaped, never sends them.
+    let evil = "a\u{1b}]0;pwned\u{7}\u{1b}[2J";
+    let dir = tempfile::tempdir().unwrap();
+    let mut motion = common::synthetic_motion(5, &[2]);
+    motion.name = evil.to_string();
+    let mtn_path = dir.path().join("evil.mtn");
+    std::fs::write(&mtn_path, mtn::encode(&motion).unwrap()).unwrap();
+    let bvh_path = dir.path().join("evil.bvh");
+    std::fs::write(
+        &bvh_path,
+        format!(
+            "HIERARCHY\nROOT {}\n{{\n OFFSET 0 0 0\n CHANNELS 3 Zrotation Xrotation Yrotation\n \
+             End Site\n {{\n  OFFSET 0 1 0\n }}\n}}\nMOTION\nFrames: 1\nFrame Time: 0.1\n0 0 0\n",
+            evil.replace(' ', "_")
+        ),
+    )
+    .unwrap();
+    for path in [&mtn_path, &bvh_path] {
+        let run = common::run(&["info", path.to_str().unwrap()]);
+        assert!(run.status.success(), "{}", common::stderr(&run));
+        let out = common::stdout(&run);
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+        assert!(out.contains("\\u{1b}]0;pwned"), "{out}");
+    }
+}

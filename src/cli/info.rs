@@ -1,6 +1,8 @@
 //! `aibo-motion info`: what a file is and what it holds.
 
-use super::{deg, detect, json_text, log_warnings, print_stdout, seconds, FileKind, Outcome};
+use super::{
+    deg, detect, json_text, log_warnings, print_stdout, seconds, shown, FileKind, Outcome,
+};
 use aibo_motion::fsio;
 use aibo_motion::mtn::{self, Motion};
 use aibo_motion::oda::Archive;
@@ -90,9 +92,9 @@ fn mtn_info(path: &Path, m: &Motion, warnings: &[String]) -> (Value, String) {
         None => "unknown (no built-in profile for this label)".to_string(),
     };
     let _ = writeln!(t, "{}: MTN motion", path.display());
-    let _ = writeln!(t, "  name          {}", m.name);
-    let _ = writeln!(t, "  creator       {}", m.creator);
-    let _ = writeln!(t, "  design label  {}", m.design_label);
+    let _ = writeln!(t, "  name          {}", shown(&m.name));
+    let _ = writeln!(t, "  creator       {}", shown(&m.creator));
+    let _ = writeln!(t, "  design label  {}", shown(&m.design_label));
     let _ = writeln!(t, "  model         {model_text}");
     let _ = writeln!(t, "  keyframes     {}", m.keyframes.len());
     let _ = writeln!(
@@ -109,6 +111,7 @@ fn mtn_info(path: &Path, m: &Motion, warnings: &[String]) -> (Value, String) {
             .and_then(|kf| kf.joints.get(i))
             .map(|&v| deg(v))
             .unwrap_or_default();
+        let loc = shown(loc);
         let _ = writeln!(t, "    {i:>2}  {loc:<32} {name:<10} starts at {start:>7}");
     }
     if let Some(kf) = first {
@@ -176,8 +179,8 @@ pub(super) fn oda_info(
         let _ = writeln!(
             t,
             "  {:<4}  {:<32} {:>7}  {:<10} {:>9} {:>10}",
-            e.kind_str(),
-            e.name,
+            shown(&e.kind_str()),
+            shown(&e.name),
             e.data.len(),
             label,
             keyframes,
@@ -186,7 +189,7 @@ pub(super) fn oda_info(
         if let Some(m) = &motion {
             total_ms += m.duration_ms();
             if m.name != e.name {
-                let _ = writeln!(t, "        (motion's own name: {})", m.name);
+                let _ = writeln!(t, "        (motion's own name: {})", shown(&m.name));
             }
         }
         entries.push(json!({
@@ -263,7 +266,7 @@ fn source_info(path: &Path, clip: &Clip) -> (Value, String) {
     let mut depth = vec![0usize; joints.len()];
     for (i, j) in joints.iter().enumerate() {
         depth[i] = j.parent.filter(|&p| p < i).map_or(0, |p| depth[p] + 1);
-        let _ = writeln!(t, "    {}{}", "  ".repeat(depth[i].min(30)), j.name);
+        let _ = writeln!(t, "    {}{}", "  ".repeat(depth[i].min(30)), shown(&j.name));
     }
     (summary, t)
 }

@@ -158,6 +158,20 @@ fn print_stdout(text: &str) -> Result<()> {
     Ok(())
 }
 
+/// Text from a file, safe to print on a terminal: control characters (an escape
+/// sequence in a motion's name, say) are shown escaped, never sent.
+fn shown(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 fn deg(urad: i32) -> String {
     format!("{:.1}°", aibo_motion::units::urad_to_deg(urad))
 }
