@@ -108,6 +108,11 @@ impl Archive {
             let raw_name = c.take(NAME_SIZE, "entry name")?;
             let name_len = raw_name.iter().position(|&b| b == 0).unwrap_or(NAME_SIZE);
             let name = latin1_to_string(&raw_name[..name_len]);
+            if name_len == NAME_SIZE {
+                warnings.push(format!(
+                    "entry {i} at byte {entry_at}: its name fills all {NAME_SIZE} bytes with no NUL to end it"
+                ));
+            }
             let offset = c.u32("entry offset")?;
             let size = c.u32("entry size")?;
             let reserved = c.u32("entry reserved field")?;
@@ -147,6 +152,17 @@ impl Archive {
                 "{} bytes after the last payload are ignored",
                 data.len() as u64 - expected_offset
             ));
+        }
+        // Sony's runtime finds an entry by name: a second of the same name is never found.
+        for (i, e) in entries.iter().enumerate() {
+            let first = entries.iter().position(|o: &Entry| o.name == e.name);
+            if first != Some(i) {
+                warnings.push(format!(
+                    "entry {i} is named {:?} like entry {}: lookups by name find only the first",
+                    e.name,
+                    first.unwrap_or(0)
+                ));
+            }
         }
         Ok(Decoded {
             archive: Archive { entries },

@@ -312,19 +312,37 @@ fn oda_pack_list_extract_round_trip() {
 }
 
 #[test]
-fn oda_extract_refuses_names_that_leave_the_folder() {
+fn oda_extract_keeps_every_entry_in_the_folder_and_never_overwrites() {
     use aibo_motion::oda::{Archive, Entry};
     let dir = tempfile::tempdir().unwrap();
     let data = mtn::encode(&common::synthetic_motion(1, &[])).unwrap();
-    let archive = Archive {
-        entries: vec![Entry {
-            kind: *b"OMTN",
-            name: "../escape".into(),
-            data,
-        }],
+    let entry = |kind: &[u8; 4], name: &str, bytes: &[u8]| Entry {
+        kind: *kind,
+        name: name.into(),
+        data: bytes.to_vec(),
     };
+    // A name that would leave the folder, two entries of one name, and a type that
+    // would make a folder of its extension.
+    let archive = Archive {
+        entries: vec![
+            entry(b"OMTN", "../escape", &data),
+            entry(b"OMTN", "twice", &data),
+            entry(b"OMTN", "twicX", &data[..data.len() - 1]),
+            entry(b"a/b\0", "typed", b"raw"),
+        ],
+    };
+    // Our own writer refuses a second name; a hostile archive has one all the same.
+    let mut bytes = archive.encode().unwrap();
+    let at = bytes.windows(5).position(|w| w == b"twicX").unwrap();
+    bytes[at + 4] = b'e';
     let path = dir.path().join("evil.ODA");
-    std::fs::write(&path, archive.encode().unwrap()).unwrap();
+    std::fs::write(&path, bytes).unwrap();
+    let listed = common::run(&["oda", "list", path.to_str().unwrap()]);
+    assert!(
+        common::stderr(&listed).contains("like entry 1"),
+        "{}",
+        common::stderr(&listed)
+    );
     let into = dir.path().join("out");
     let out = common::run(&[
         "oda",
@@ -333,9 +351,23 @@ fn oda_extract_refuses_names_that_leave_the_folder() {
         "-o",
         into.to_str().unwrap(),
     ]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(common::stderr(&out).contains("not a safe file name"));
+    assert!(out.status.success(), "{}", common::stderr(&out));
     assert!(!dir.path().join("escape.mtn").exists());
+    let mut files: Vec<String> = std::fs::read_dir(&into)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        ["%2E.%2Fescape.mtn", "twice.mtn", "twice~2.mtn", "typed.ab"],
+        "every entry, each in its own file inside the folder"
+    );
+    // Both payloads, whichever order the archive holds them in.
+    let mut sizes =
+        ["twice.mtn", "twice~2.mtn"].map(|f| std::fs::read(into.join(f)).unwrap().len());
+    sizes.sort();
+    assert_eq!(sizes, [data.len() - 1, data.len()]);
 }
 
 #[test]

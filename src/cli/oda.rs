@@ -105,11 +105,24 @@ fn extract(archive: &Path, names: &[String], dir: &Path, force: bool) -> Result<
         .iter()
         .filter(|e| names.is_empty() || names.contains(&e.name))
         .collect();
-    // Decide every file name before writing any, so a hostile name stops the whole job.
-    let mut targets = Vec::with_capacity(chosen.len());
+    // Decide every file name before writing any. Two entries never share a file: a
+    // name met again is numbered (`name~2.mtn`).
+    let mut targets: Vec<PathBuf> = Vec::with_capacity(chosen.len());
     for e in &chosen {
-        let file = file_name_for(e)?;
-        let path = dir.join(&file);
+        let (stem, ext) = file_name_for(e);
+        let mut path = dir.join(format!("{stem}.{ext}"));
+        let mut k = 1;
+        while targets.contains(&path) {
+            k += 1;
+            path = dir.join(format!("{stem}~{k}.{ext}"));
+        }
+        if k > 1 {
+            tracing::warn!(
+                "entry {:?} appears more than once: extracted as {}",
+                e.name,
+                path.display()
+            );
+        }
         if path.exists() && !force {
             anyhow::bail!(
                 "{} exists; use --force to replace it (nothing was extracted)",
@@ -127,27 +140,36 @@ fn extract(archive: &Path, names: &[String], dir: &Path, force: bool) -> Result<
     Ok(())
 }
 
-/// The file an entry is extracted to. Names come from the archive and may be hostile:
-/// anything that could leave the folder or hide a file is refused.
-fn file_name_for(e: &Entry) -> Result<String> {
-    let safe = !e.name.is_empty()
-        && !e.name.starts_with('.')
-        && !e
-            .name
-            .chars()
-            .any(|c| c == '/' || c == '\\' || c.is_control());
-    if !safe {
-        anyhow::bail!(
-            "entry name {:?} is not a safe file name; nothing was extracted",
-            e.name
-        );
+/// The file an entry is extracted to, as stem and extension. Names and types come from
+/// the archive and may be hostile: a character that could leave the folder, hide the
+/// file or reach a terminal (`/`, `\`, a leading `.`, a control character) is written
+/// `%XX`; the extension keeps only letters and digits.
+fn file_name_for(e: &Entry) -> (String, String) {
+    let mut stem = String::new();
+    for (i, c) in e.name.chars().enumerate() {
+        if c == '/' || c == '\\' || c == '%' || c.is_control() || (i == 0 && c == '.') {
+            stem.push_str(&format!("%{:02X}", u32::from(c)));
+        } else {
+            stem.push(c);
+        }
     }
-    let ext = if &e.kind == aibo_motion::mtn::MAGIC {
+    if stem.is_empty() {
+        stem = "unnamed".to_string();
+    }
+    let ext: String = if &e.kind == aibo_motion::mtn::MAGIC {
         "mtn".to_string()
     } else {
         e.kind_str()
+            .chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect()
     };
-    Ok(format!("{}.{ext}", e.name))
+    let ext = if ext.is_empty() {
+        "bin".to_string()
+    } else {
+        ext
+    };
+    (stem, ext)
 }
 
 fn pack(files: &[PathBuf], output: &Path) -> Result<()> {
