@@ -440,3 +440,32 @@ fn a_build_that_panics_in_a_batch_is_reported_and_fails_the_run() {
     assert!(out.join("one.mtn").exists() && out.join("three.mtn").exists());
     assert!(!out.join("crash.mtn").exists());
 }
+
+#[test]
+fn oda_pack_takes_a_folder_of_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("motions");
+    std::fs::create_dir(&folder).unwrap();
+    let bytes = mtn::encode(&common::synthetic_motion(3, &[4])).unwrap();
+    for name in ["walk.mtn", "sit.mtn", ".hidden.mtn"] {
+        std::fs::write(folder.join(name), &bytes).unwrap();
+    }
+    std::fs::create_dir(folder.join("sub")).unwrap();
+    let archive = dir.path().join("X.ODA");
+    let out = common::run(&[
+        "oda",
+        "pack",
+        "-o",
+        archive.to_str().unwrap(),
+        folder.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let decoded = aibo_motion::oda::Archive::decode(&std::fs::read(&archive).unwrap()).unwrap();
+    let names: Vec<&str> = decoded
+        .archive
+        .entries
+        .iter()
+        .map(|e| e.name.as_str())
+        .collect();
+    assert_eq!(names, ["sit", "walk"]);
+}

@@ -56,7 +56,8 @@ pub enum Action {
                             aibo-motion oda pack -o ONE.ODA dance.mtn"
     )]
     Pack {
-        /// Files to pack.
+        /// Files to pack, or folders whose files to pack (hidden files and subfolders
+        /// left out).
         #[arg(required = true)]
         files: Vec<PathBuf>,
         /// The archive to write.
@@ -172,9 +173,37 @@ fn file_name_for(e: &Entry) -> (String, String) {
     (stem, ext)
 }
 
-fn pack(files: &[PathBuf], output: &Path) -> Result<()> {
+/// The files to pack: each file named, and the files directly in each folder named
+/// (sorted; hidden files and subfolders left out).
+fn files_to_pack(named: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for path in named {
+        if !path.is_dir() {
+            out.push(path.clone());
+            continue;
+        }
+        let mut inside: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| format!("cannot read the folder {}", path.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .filter(|p| {
+                !p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
+            .collect();
+        inside.sort();
+        if inside.is_empty() {
+            anyhow::bail!("{} holds no files to pack", path.display());
+        }
+        out.extend(inside);
+    }
+    Ok(out)
+}
+
+fn pack(named: &[PathBuf], output: &Path) -> Result<()> {
     let mut archive = Archive::default();
-    for path in files {
+    let files = files_to_pack(named)?;
+    for path in &files {
         let data = fsio::read_input(path)?;
         let file_name = path
             .file_name()
