@@ -10,6 +10,35 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// Temporary files being written now, so that an interrupted command can remove them.
+static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Removes every temporary file a write has under way: what a command does when it is
+/// interrupted (SIGINT, SIGTERM), so that no hidden `.aibo-motion-*.tmp` is left behind.
+/// (A SIGKILL cannot be caught, and can leave one.)
+pub fn remove_pending() {
+    let pending = match PENDING.lock() {
+        Ok(p) => p.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    };
+    for path in pending {
+        let _ = std::fs::remove_file(path);
+    }
+}
+
+fn pending(path: &Path, add: bool) {
+    let mut list = match PENDING.lock() {
+        Ok(p) => p,
+        Err(poisoned) => poisoned.into_inner(),
+    };
+    if add {
+        list.push(path.to_path_buf());
+    } else {
+        list.retain(|p| p != path);
+    }
+}
 
 /// Largest input a command reads into memory. Real MTN files are a few KiB, Sony's ODA
 /// archives well under a MiB; anything this large is not a motion.
@@ -110,22 +139,41 @@ where
         .suffix(".tmp")
         .tempfile_in(&dir)
         .map_err(write_err)?;
+    // Registered while it exists, so that an interrupt removes it; unregistered only
+    // once renamed (removing a path already renamed away does nothing).
+    let path = tmp.path().to_path_buf();
+    pending(&path, true);
+    let written = write_temporary(&tmp, out, fill)
+        .and_then(|()| tmp.persist(out).map(drop).map_err(|e| e.error))
+        .map_err(write_err);
+    pending(&path, false);
+    written
+}
+
+/// Fills the temporary file, gives it the permissions of what it replaces, and renames
+/// it over `out`.
+fn write_temporary<F>(tmp: &tempfile::NamedTempFile, out: &Path, fill: F) -> io::Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> io::Result<()>,
+{
     {
         let mut w = BufWriter::new(tmp.as_file());
-        fill(&mut w).and_then(|()| w.flush()).map_err(write_err)?;
+        fill(&mut w).and_then(|()| w.flush())?;
     }
-    tmp.as_file().sync_all().map_err(write_err)?;
+    // Tests hold a write here to interrupt it (debug builds only).
+    #[cfg(debug_assertions)]
+    if let Some(ms) = std::env::var_os("AIBO_MOTION_TEST_PAUSE_WRITE_MS") {
+        let ms = ms.to_string_lossy().parse().unwrap_or(0);
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+    tmp.as_file().sync_all()?;
     // Temporary files are private (0600); the result gets the permissions of the file
     // it replaces, or those of an ordinary new file.
     let permissions = match std::fs::metadata(out) {
         Ok(m) => m.permissions(),
-        Err(_) => new_file_permissions(tmp.as_file()).map_err(write_err)?,
+        Err(_) => new_file_permissions(tmp.as_file())?,
     };
-    tmp.as_file()
-        .set_permissions(permissions)
-        .map_err(write_err)?;
-    tmp.persist(out).map_err(|e| write_err(e.error))?;
-    Ok(())
+    tmp.as_file().set_permissions(permissions)
 }
 
 #[cfg(unix)]

@@ -24,6 +24,11 @@ fn main() -> ExitCode {
         .with_target(false)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
+    // `play` and `upload` answer Ctrl-C themselves (STOP to the robot); every other
+    // command is stopped on SIGINT or SIGTERM, its temporary files removed first.
+    if !matches!(cli.command, cli::Command::Play(_) | cli::Command::Upload(_)) {
+        remove_temporaries_when_interrupted();
+    }
     match cli::run(cli) {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Finding) => ExitCode::from(1),
@@ -32,4 +37,19 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// On SIGINT or SIGTERM: remove the temporary files of writes under way, then exit as
+/// shells expect (128 + the signal: 130, 143).
+fn remove_temporaries_when_interrupted() {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+        return;
+    };
+    std::thread::spawn(move || {
+        if let Some(signal) = signals.forever().next() {
+            aibo_motion::fsio::remove_pending();
+            std::process::exit(128 + signal);
+        }
+    });
 }

@@ -123,3 +123,50 @@ fn a_device_node_is_written_into_not_replaced_where_tests_run_as_root() {
     assert!(kind.is_char_device(), "the device is still a device");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
+
+#[test]
+fn an_interrupted_write_leaves_no_temporary_file() {
+    // A debug-build hook holds the write once its temporary file exists; the command is
+    // then interrupted, and must remove it and exit 128 + the signal.
+    for (signal, code) in [("INT", 130), ("TERM", 143)] {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.mtn");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
+            .args([
+                "build",
+                example_json().to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+            ])
+            .env("AIBO_MOTION_TEST_PAUSE_WRITE_MS", "30000")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let temporary = || {
+            std::fs::read_dir(dir.path()).unwrap().any(|e| {
+                e.unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .starts_with(".aibo-motion-")
+            })
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !temporary() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no temporary file appeared"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let killed = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(code), "SIG{signal}");
+        assert!(!temporary(), "SIG{signal} left a temporary file");
+        assert!(!out.exists(), "no half-written output");
+    }
+}

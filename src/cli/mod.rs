@@ -26,7 +26,10 @@ use aibo_motion::mtn;
 #[command(name = "aibo-motion", version, propagate_version = true)]
 #[command(
     after_help = "Exit status: 0 success, 1 a negative finding (check found violations), \
-                        2 bad usage or unreadable input."
+                        2 bad usage or unreadable input, 130 or 143 interrupted (SIGINT, SIGTERM).\n\n\
+                        Output files are written to a hidden .aibo-motion-*.tmp beside them and \
+                        renamed into place when complete: an interrupted command removes it, but \
+                        a SIGKILL cannot be caught and can leave one behind."
 )]
 pub struct Cli {
     /// More detail on stderr (-v, -vv).
