@@ -677,3 +677,35 @@ fn with_a_key_forged_unsigned_and_replayed_frames_are_dropped() {
         "only the genuine frame was applied"
     );
 }
+
+#[test]
+fn a_key_on_one_side_only_is_named_as_such() {
+    let key = Key::new([7; 32]);
+    // The bridge has a key, the host none: the bridge drops the unsigned hello. (One
+    // server at a time: they take turns.)
+    {
+        let keyed = Server::start(
+            "ERS-7",
+            Config {
+                key: Some(key.clone()),
+                ..Config::default()
+            },
+            Transport::Tcp,
+        );
+        let mut opts = options(Endpoint::Tcp(keyed.address.clone()), Mode::Stream);
+        opts.connect_timeout = Duration::from_millis(500);
+        let err = link::play(&ers7_motion(), &opts, &mut |_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("pass the same --key here"), "{err}");
+    }
+    // The host has a key, the bridge none: it answers, unsigned.
+    let open = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let mut opts = options(Endpoint::Tcp(open.address.clone()), Mode::Stream);
+    opts.connect_timeout = Duration::from_millis(500);
+    opts.key = Some(key);
+    let err = link::play(&ers7_motion(), &opts, &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("without this key's signature"), "{err}");
+}

@@ -134,6 +134,7 @@ fn options(args: &LinkArgs) -> Result<PlayOptions> {
     opts.force = args.force;
     opts.catch_ctrl_c = true;
     if let Some(path) = &args.key {
+        warn_if_others_can_read(path);
         let bytes =
             std::fs::read(path).with_context(|| format!("reading key {}", path.display()))?;
         opts.key = Some(
@@ -353,4 +354,25 @@ impl ProgressLine {
     fn finish(&self) {
         self.bar.finish_and_clear();
     }
+}
+
+/// A key others can read is no secret: say so, as ssh does of its keys.
+fn warn_if_others_can_read(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if let Ok(meta) = std::fs::metadata(path) {
+            let mode = meta.permissions().mode();
+            if mode & 0o077 != 0 {
+                tracing::warn!(
+                    "key {} can be read by others (mode {:o}): anyone who can read it can \
+                     drive the robot; chmod 600 it",
+                    path.display(),
+                    mode & 0o777
+                );
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
 }

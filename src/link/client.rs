@@ -211,14 +211,11 @@ impl Client {
         let deadline = tokio::time::Instant::now() + timeout;
         let (mut info, count) = loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-            if let Reply::Identity(i, n) = self
-                .recv_within(
-                    left,
-                    "the bridge's identity: is it a bridge, and does it need --key?",
-                )
-                .await?
-            {
-                break (i, n);
+            match self.recv_within(left, "the bridge's identity").await {
+                Ok(Reply::Identity(i, n)) => break (i, n),
+                Ok(_) => {}
+                Err(LinkError::Timeout { .. }) => return Err(self.silent_bridge(timeout)),
+                Err(e) => return Err(e),
             }
         };
         if info.protocol != PROTOCOL_VERSION {
@@ -238,6 +235,31 @@ impl Client {
         }
         info.joints = joints.into_iter().flatten().collect();
         Ok(info)
+    }
+
+    /// Why a bridge did not answer the hello, as far as this end can tell: the replies
+    /// it dropped for their signatures tell a key mismatch from no answer at all.
+    fn silent_bridge(&self, timeout: Duration) -> LinkError {
+        let endpoint = self.endpoint.to_string();
+        let reason = match (&self.key, self.received.unauthenticated) {
+            (Some(_), 0) => {
+                "no answer: is it a bridge? (this end signs with --key; a bridge with another \
+                 key drops what it cannot verify, and says nothing)"
+            }
+            (Some(_), _) => {
+                "it answered, but without this key's signature: start the bridge with the same \
+                 --key, or play without --key if the bridge has none"
+            }
+            (None, 0) => {
+                "no answer: is it a bridge, and was it started with --key? (a bridge with a key \
+                 drops unsigned frames: pass the same --key here)"
+            }
+            (None, _) => "it answered with signed frames: pass the bridge's --key here",
+        };
+        LinkError::Connect {
+            endpoint,
+            reason: format!("{reason} (waited {:.1} s)", timeout.as_secs_f64()),
+        }
     }
 
     /// Sends `m` and waits for its acknowledgement; returns the code.
