@@ -110,9 +110,6 @@ pub struct HeadTrack {
 pub struct Performer {
     /// The body frame of every frame (world axes).
     pub frames: Vec<BodyFrame>,
-    /// Whether `frames` come from a torso (hips, shoulders, chest) rather than a fixed
-    /// stand-in (a headset, or a skeleton without one).
-    pub has_torso: bool,
     /// Per limb, in [`Limb::ALL`] order.
     pub limbs: [Option<LimbTrack>; 4],
     pub head: Option<HeadTrack>,
@@ -146,10 +143,11 @@ impl Performer {
         let mut frames = Vec::with_capacity(clip.frames);
         let mut has_torso = false;
         let mut limbs: [Option<LimbTrack>; 4] = Default::default();
+        let rest = rest_positions(clip);
         for (slot, limb) in limbs.iter_mut().zip(Limb::ALL) {
             *slot = body.limb(limb).map(|chain| LimbTrack {
                 bones: Vec::with_capacity(clip.frames),
-                length: rest_length(clip, chain),
+                length: rest_length(&rest, chain),
                 source: chain
                     .iter()
                     .map(|&j| clip.skeleton.joints[j].name.clone())
@@ -216,6 +214,7 @@ impl Performer {
                 source: clip.skeleton.joints[h].name.clone(),
             }
         });
+        // Without a torso the frames are a fixed stand-in (a headset's): Y is up.
         let world_up = if has_torso {
             nearest_axis(frames.iter().map(|f| f.up).sum())
         } else {
@@ -223,7 +222,6 @@ impl Performer {
         };
         Performer {
             frames,
-            has_torso,
             limbs,
             head,
             world_up,
@@ -322,8 +320,7 @@ fn nearest_axis(v: DVec3) -> DVec3 {
 }
 
 /// Shoulder (or hip) to elbow to hand, in the rest pose.
-fn rest_length(clip: &Clip, [upper, lower, end]: [usize; 3]) -> f64 {
-    let rest = rest_positions(clip);
+fn rest_length(rest: &[DVec3], [upper, lower, end]: [usize; 3]) -> f64 {
     (rest[lower] - rest[upper]).length() + (rest[end] - rest[lower]).length()
 }
 

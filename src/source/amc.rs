@@ -36,7 +36,7 @@ pub fn is_asf(data: &[u8]) -> bool {
 /// Reads AMC text on `asf`'s skeleton at `fps` frames per second.
 pub fn read(asf: &Asf, data: &[u8], fps: f64) -> Result<Clip, TextError> {
     // The rate comes from the caller; its bounds hold before any frame is read.
-    if let Some(e) = super::time_bounds_error(1.0 / fps, 0) {
+    if let Some(e) = super::frame_time_error(1.0 / fps) {
         return Err(TextError::new(
             1,
             1,

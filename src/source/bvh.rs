@@ -44,7 +44,7 @@ pub fn read(data: &[u8]) -> Result<Clip, TextError> {
     // MOTION header. The time bounds hold before any frame is read.
     let declared = read_frames_line(&mut tokens)?;
     let (frame_time, at) = read_frame_time(&mut tokens)?;
-    if let Some(e) = super::time_bounds_error(frame_time, declared.min(2)) {
+    if let Some(e) = super::frame_time_error(frame_time) {
         return Err(at.error(e));
     }
     tokens.skip_line();

@@ -32,9 +32,8 @@ pub const MAX_FRAME_TIME_S: f64 = 10.0;
 /// that state a year are refused here, before anything is allocated for them.
 pub const MAX_DURATION_S: f64 = 3_600.0;
 
-/// Why `frames` frames of `frame_time` seconds are not a motion any reader accepts, if
-/// they are not.
-pub fn time_bounds_error(frame_time: f64, frames: usize) -> Option<String> {
+/// Why `frame_time` is not one any reader accepts, if it is not.
+pub fn frame_time_error(frame_time: f64) -> Option<String> {
     if !(MIN_FRAME_TIME_S..=MAX_FRAME_TIME_S).contains(&frame_time) {
         return Some(format!(
             "a frame time of {frame_time:e} s: frame times run from {MIN_FRAME_TIME_S} s to \
@@ -42,6 +41,15 @@ pub fn time_bounds_error(frame_time: f64, frames: usize) -> Option<String> {
             1.0 / MAX_FRAME_TIME_S,
             1.0 / MIN_FRAME_TIME_S
         ));
+    }
+    None
+}
+
+/// Why `frames` frames of `frame_time` seconds are not a motion any reader accepts, if
+/// they are not: the frame time, or the duration.
+pub fn time_bounds_error(frame_time: f64, frames: usize) -> Option<String> {
+    if let Some(e) = frame_time_error(frame_time) {
+        return Some(e);
     }
     let duration = frame_time * frames.saturating_sub(1) as f64;
     (duration > MAX_DURATION_S).then(|| {

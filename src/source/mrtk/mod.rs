@@ -68,7 +68,7 @@ pub fn read(data: &[u8], fps: Option<f64>) -> Result<Clip, FormatError> {
     let mut warnings = Vec::new();
     let mut notes = Vec::new();
     let fps = fps.unwrap_or(DEFAULT_FPS);
-    if let Some(e) = super::time_bounds_error(1.0 / fps, 0) {
+    if let Some(e) = super::frame_time_error(1.0 / fps) {
         return Err(FormatError::new(
             0,
             "sampling rate",
