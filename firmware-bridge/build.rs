@@ -24,6 +24,9 @@ struct Joint {
     max_speed_rad_s: Option<f64>,
     #[serde(default)]
     binary: bool,
+    /// A binary output's legal values.
+    #[serde(default)]
+    values: Vec<i32>,
 }
 
 #[derive(Deserialize)]
@@ -59,8 +62,17 @@ fn main() {
         )
         .unwrap();
         for j in &p.joints {
-            let (min, max) = match (j.min_deg, j.max_deg) {
-                (Some(a), Some(b)) => (urad(a), urad(b)),
+            let mut values = j.values.clone();
+            values.sort_unstable();
+            assert!(
+                !j.binary || !values.is_empty(),
+                "{}: binary joint {} has no values",
+                path.display(),
+                j.name
+            );
+            let (min, max) = match (j.min_deg, j.max_deg, values.first(), values.last()) {
+                (Some(a), Some(b), ..) => (urad(a), urad(b)),
+                (.., Some(&lo), Some(&hi)) => (lo, hi),
                 _ => (i32::MIN, i32::MAX),
             };
             // µrad per 8 ms servo frame, rounded up; 0 = no speed limit (binary outputs).
@@ -69,7 +81,7 @@ fn main() {
                 .map_or(0, |s| (s * 1e6 * 0.008).ceil() as u32);
             writeln!(
                 out,
-                "            JointSpec {{ name: {:?}, locator: {:?}, min: {min}, max: {max}, max_step: {step}, binary: {} }},",
+                "            JointSpec {{ name: {:?}, locator: {:?}, min: {min}, max: {max}, max_step: {step}, binary: {}, values: &{values:?} }},",
                 j.name, j.locator, j.binary
             )
             .unwrap();

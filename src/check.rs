@@ -1,5 +1,6 @@
 //! Checks a motion against a robot profile: every keyframe value outside a joint's
-//! software limits, and every segment that moves a joint faster than its maximum speed.
+//! software limits (or, for a binary output, not one of its states), and every segment
+//! that moves a joint faster than its maximum speed.
 
 use crate::mtn::Motion;
 use crate::robot::profile::Profile;
@@ -25,6 +26,16 @@ pub enum Violation {
         limit_urad: i32,
         /// `min` or `max`.
         bound: &'static str,
+    },
+    /// A binary output (an ear) given a value that is not one of its states.
+    State {
+        keyframe: usize,
+        time_ms: u64,
+        joint: String,
+        locator: String,
+        value: i32,
+        /// The output's legal values.
+        legal: Vec<i32>,
     },
     /// The segment into `keyframe` moves the joint faster than it can.
     Speed {
@@ -80,6 +91,16 @@ pub fn check(motion: &Motion, profile: &Profile) -> Report {
         for (k, value) in values.enumerate() {
             let Some(value) = value else { continue };
             let time_ms = times.get(k).copied().unwrap_or_default();
+            if joint.binary && !joint.values.contains(&value) {
+                violations.push(Violation::State {
+                    keyframe: k,
+                    time_ms,
+                    joint: joint.name.clone(),
+                    locator: locator.clone(),
+                    value,
+                    legal: joint.values.clone(),
+                });
+            }
             if let Some(limits) = joint.limits {
                 let (min, max) = limits.urad();
                 let crossed = if value < min.saturating_sub(LIMIT_TOLERANCE_URAD) {
@@ -125,7 +146,9 @@ pub fn check(motion: &Motion, profile: &Profile) -> Report {
         }
     }
     violations.sort_by_key(|v| match v {
-        Violation::Limit { keyframe, .. } | Violation::Speed { keyframe, .. } => *keyframe,
+        Violation::Limit { keyframe, .. }
+        | Violation::State { keyframe, .. }
+        | Violation::Speed { keyframe, .. } => *keyframe,
     });
     Report {
         violations,

@@ -246,6 +246,21 @@ fn draw_panel(
                     )))?;
                 }
             }
+            Violation::State {
+                keyframe,
+                joint,
+                value,
+                ..
+            } => {
+                if members.iter().any(|&j| profile.joints[j].name == *joint) {
+                    let t = times.get(*keyframe).copied().unwrap_or(0.0);
+                    chart.draw_series(std::iter::once(Circle::new(
+                        (t, urad_to_deg(*value)),
+                        7,
+                        RED.stroke_width(2),
+                    )))?;
+                }
+            }
             Violation::Speed {
                 keyframe,
                 joint,

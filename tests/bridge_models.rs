@@ -17,6 +17,7 @@ fn every_profile_has_a_bridge_model_with_the_same_joints_limits_speeds_and_postu
                 (pj.name.as_str(), pj.locator.as_str())
             );
             assert_eq!(bj.binary, pj.binary, "{}", pj.name);
+            assert_eq!(bj.values, pj.values.as_slice(), "{}", pj.name);
             if let Some(limits) = &pj.limits {
                 assert_eq!((bj.min, bj.max), limits.urad(), "{}", pj.name);
             }

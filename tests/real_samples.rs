@@ -301,3 +301,49 @@ fn sony_motions_pack_into_an_archive_in_sonys_layout() {
     }
     assert_eq!(offset, bytes.len());
 }
+
+#[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
+fn sony_ears_hold_only_the_binary_states_and_a_wild_ear_is_reported() {
+    let (_, files) = readable_samples();
+    let mut ear_files = 0;
+    for path in files {
+        let m = mtn::decode(&std::fs::read(&path).unwrap()).unwrap().motion;
+        let Some(profile) = Profile::for_design_label(&m.design_label) else {
+            continue;
+        };
+        let ears: Vec<usize> = m
+            .locators
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| profile.joint_by_locator(l).is_some_and(|j| j.binary))
+            .map(|(i, _)| i)
+            .collect();
+        if ears.is_empty() {
+            continue;
+        }
+        ear_files += 1;
+        let states = |m: &mtn::Motion| {
+            check(m, &profile)
+                .violations
+                .into_iter()
+                .filter(|v| matches!(v, Violation::State { .. }))
+                .count()
+        };
+        assert_eq!(states(&m), 0, "{}", path.display());
+        // The same file with one ear pushed out of OPEN-R's two states.
+        let mut wild = m.clone();
+        wild.keyframes[0].joints[ears[0]] = i32::MAX;
+        let report = check(&wild, &profile);
+        assert!(
+            report.violations.iter().any(|v| matches!(
+                v,
+                Violation::State { keyframe: 0, value: i32::MAX, legal, .. } if legal == &[0, 1]
+            )),
+            "{}: {:?}",
+            path.display(),
+            report.violations
+        );
+    }
+    assert!(ear_files >= 9, "Sony's ERS-7 files carry ears: {ear_files}");
+}

@@ -568,10 +568,15 @@ impl Bridge {
             .zip(target)
             .zip(self.model.joints)
         {
-            let mut v = i64::from(want).clamp(
-                i64::from(joint.min) - i64::from(LIMIT_SLACK_URAD),
-                i64::from(joint.max) + i64::from(LIMIT_SLACK_URAD),
-            );
+            let mut v = if joint.binary {
+                // A binary output takes its legal values only: no slack, no speed.
+                joint.legal_value(i64::from(want))
+            } else {
+                i64::from(want).clamp(
+                    i64::from(joint.min) - i64::from(LIMIT_SLACK_URAD),
+                    i64::from(joint.max) + i64::from(LIMIT_SLACK_URAD),
+                )
+            };
             if joint.max_step > 0 {
                 let limit = i64::from(joint.max_step) + i64::from(STEP_SLACK_URAD);
                 v = i64::from(*a) + (v - i64::from(*a)).clamp(-limit, limit);

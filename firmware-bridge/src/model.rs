@@ -10,14 +10,28 @@ pub struct JointSpec {
     pub name: &'static str,
     /// OPEN-R locator (`PRM:/r1/c1-Joint2:11`).
     pub locator: &'static str,
-    /// Lowest allowed angle, µrad (`i32::MIN` for binary outputs, which have none).
+    /// Lowest allowed angle, µrad (for a binary output, its lowest legal value).
     pub min: i32,
-    /// Highest allowed angle, µrad.
+    /// Highest allowed angle, µrad (for a binary output, its highest legal value).
     pub max: i32,
     /// Largest step in one 8 ms servo frame, µrad, rounded up; 0 = no speed limit.
     pub max_step: u32,
     /// A binary output (ears), not an angle.
     pub binary: bool,
+    /// A binary output's legal values, sorted (OPEN-R's states 0 and 1); empty for angles.
+    pub values: &'static [i32],
+}
+
+impl JointSpec {
+    /// The legal value nearest `v` for a binary output (the lower on a tie); `v` itself
+    /// for an angle, whose limits the guard applies separately.
+    pub fn legal_value(&self, v: i64) -> i64 {
+        self.values
+            .iter()
+            .map(|&x| i64::from(x))
+            .min_by_key(|&x| (x - v).unsigned_abs())
+            .unwrap_or(v)
+    }
 }
 
 /// A standard posture: one angle per joint, µrad.

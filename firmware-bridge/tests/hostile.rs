@@ -40,6 +40,9 @@ fn survive(bytes: &[u8], chunk: usize) -> Bridge {
             if j.max_step > 0 {
                 assert!(v.abs_diff(*p) <= j.max_step + STEP_SLACK_URAD);
             }
+            if j.binary {
+                assert!(j.values.contains(v), "{} = {v}", j.name);
+            }
         }
         previous = out.pose.to_vec();
     }
@@ -247,4 +250,55 @@ fn uploads_are_bounded_in_size_and_number() {
             ack::UNKNOWN_MOTION
         ]
     );
+}
+
+#[test]
+fn binary_outputs_take_only_their_states_whatever_the_host_sends() {
+    use firmware_bridge::bridge::OutputKind;
+    use firmware_bridge::message::StreamFrame;
+    let model = ers7();
+    let ears: Vec<usize> = (0..model.joints.len())
+        .filter(|&i| model.joints[i].binary)
+        .collect();
+    assert_eq!(ears.len(), 2);
+    assert!(ears.iter().all(|&e| model.joints[e].values == [0, 1]));
+    let stand = model.posture("stand").unwrap().angles;
+    let wild = [i32::MAX, i32::MIN, 7, -3, 1];
+    let mut bytes = encode(
+        1,
+        &Message::StreamStart {
+            stream: 1,
+            first_tick: 0,
+        },
+    );
+    for (k, &value) in wild.iter().enumerate() {
+        let mut pose = stand.to_vec();
+        for &e in &ears {
+            pose[e] = value;
+        }
+        let pose = Angles::from_slice(&pose).unwrap();
+        let frame = StreamFrame {
+            tick: 2 * k as u32,
+            last: k + 1 == wild.len(),
+            pose,
+            middle: Some(pose),
+        };
+        bytes.extend(encode(2 + k as u16, &Message::Frame(frame)));
+    }
+    let mut b = bridge();
+    b.receive(&bytes, &mut |_| {});
+    let mut applied = Vec::new();
+    for _ in 0..40 {
+        let out = b.tick(&mut |_| {});
+        if out.kind == OutputKind::Played {
+            applied.push([out.pose[ears[0]], out.pose[ears[1]]]);
+        }
+    }
+    // Each frame is applied twice (its pose and its middle): the nearest state each time.
+    let want: Vec<[i32; 2]> = [1, 0, 1, 0, 1]
+        .iter()
+        .flat_map(|&s| [[s, s], [s, s]])
+        .collect();
+    assert_eq!(applied, want);
+    assert_eq!(b.counters().guarded, 8, "the four wild frames, twice each");
 }

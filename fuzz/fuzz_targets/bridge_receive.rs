@@ -21,6 +21,9 @@ fuzz_target!(|data: &[u8]| {
             if j.max_step > 0 {
                 assert!(v.abs_diff(*p) <= j.max_step + STEP_SLACK_URAD);
             }
+            if j.binary {
+                assert!(j.values.contains(v), "{} = {v}", j.name);
+            }
         }
         previous.copy_from_slice(pose);
     };

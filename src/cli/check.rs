@@ -66,17 +66,21 @@ pub fn run(args: Args) -> Result<Outcome> {
         for v in &report.violations {
             let _ = writeln!(t, "  {}", describe(v));
         }
-        let limits = report
-            .violations
-            .iter()
-            .filter(|v| matches!(v, Violation::Limit { .. }))
-            .count();
-        let speeds = report.violations.len() - limits;
+        let count =
+            |kind: fn(&Violation) -> bool| report.violations.iter().filter(|v| kind(v)).count();
+        let limits = count(|v| matches!(v, Violation::Limit { .. }));
+        let states = count(|v| matches!(v, Violation::State { .. }));
+        let speeds = count(|v| matches!(v, Violation::Speed { .. }));
+        let states = if states > 0 {
+            format!(", {states} not a binary output's state")
+        } else {
+            String::new()
+        };
         let _ = match report.violations.len() {
             0 => writeln!(t, "no violations"),
             n => writeln!(
                 t,
-                "{n} violation{} ({limits} beyond limits, {speeds} too fast)",
+                "{n} violation{} ({limits} beyond limits, {speeds} too fast{states})",
                 if n == 1 { "" } else { "s" }
             ),
         };
@@ -105,6 +109,22 @@ fn describe(v: &Violation) -> String {
             deg(*value_urad),
             if *bound == "max" { "above" } else { "below" },
             deg(*limit_urad)
+        ),
+        Violation::State {
+            keyframe,
+            time_ms,
+            joint,
+            value,
+            legal,
+            ..
+        } => format!(
+            "keyframe {keyframe} at {}: {joint} = {value} is not one of its states ({})",
+            seconds(*time_ms),
+            legal
+                .iter()
+                .map(i32::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Violation::Speed {
             keyframe,

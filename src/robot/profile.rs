@@ -150,6 +150,8 @@ pub struct Joint {
     pub max_speed: Option<f64>,
     /// A binary output (ear plunger), not an angle.
     pub binary: bool,
+    /// A binary output's legal values, sorted (OPEN-R's states 0 and 1); empty for angles.
+    pub values: Vec<i32>,
 }
 
 /// A joint's software range, in radians.
@@ -286,6 +288,7 @@ impl Profile {
                     format!("locator {:?} appears twice", j.locator),
                 ));
             }
+            let values = binary_values(&j).map_err(|e| invalid(at, e))?;
             let (limits, max_speed) = match (j.binary, j.min_deg, j.max_deg, j.max_speed_rad_s) {
                 (true, None, None, None) => (None, None),
                 (true, ..) => {
@@ -338,6 +341,7 @@ impl Profile {
                 limits,
                 max_speed,
                 binary: j.binary,
+                values,
             });
         }
         if joints.is_empty() {
@@ -450,6 +454,34 @@ struct RawJoint {
     max_speed_rad_s: Option<f64>,
     #[serde(default)]
     binary: bool,
+    values: Option<Vec<i32>>,
+}
+
+/// A binary joint's legal values (required, distinct, sorted here); an angle has none.
+fn binary_values(j: &RawJoint) -> Result<Vec<i32>, String> {
+    match (j.binary, &j.values) {
+        (true, Some(values)) if !values.is_empty() => {
+            let mut sorted = values.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            if sorted.len() != values.len() {
+                return Err(format!(
+                    "joint {:?}: a value appears twice in values",
+                    j.name
+                ));
+            }
+            Ok(sorted)
+        }
+        (true, _) => Err(format!(
+            "joint {:?} is binary: it needs its legal values, e.g. values = [0, 1]",
+            j.name
+        )),
+        (false, Some(_)) => Err(format!(
+            "joint {:?}: values are for binary outputs; an angle has min_deg and max_deg",
+            j.name
+        )),
+        (false, None) => Ok(Vec::new()),
+    }
 }
 
 #[derive(Deserialize)]
@@ -547,10 +579,20 @@ mod tests {
         assert!(err.contains("below max_deg"), "{err}");
 
         let text = "model = \"X\"\ndesign_label = \"Y\"\n[[joints]]\nname = \"a\"\nlocator = \"L\"\nbinary = true\n\
-                    [postures.stand]\nbody_pitch_deg = 0.0\njoints_deg = [1, 2]\n";
+                    values = [0, 1]\n[postures.stand]\nbody_pitch_deg = 0.0\njoints_deg = [1, 2]\n";
         let err = Profile::parse(text, "p.toml").unwrap_err().to_string();
-        assert!(err.contains("line 7"), "{err}");
+        assert!(err.contains("line 8"), "{err}");
         assert!(err.contains("2 joint values for 1 joints"), "{err}");
+
+        // A binary output needs its legal values; an angle takes none.
+        let text = "model = \"X\"\ndesign_label = \"Y\"\n[[joints]]\nname = \"a\"\nlocator = \"L\"\nbinary = true\n";
+        let err = Profile::parse(text, "p.toml").unwrap_err().to_string();
+        assert!(err.contains("needs its legal values"), "{err}");
+        let text =
+            "model = \"X\"\ndesign_label = \"Y\"\n[[joints]]\nname = \"a\"\nlocator = \"L\"\n\
+                    min_deg = -1.0\nmax_deg = 1.0\nmax_speed_rad_s = 1.0\nvalues = [0, 1]\n";
+        let err = Profile::parse(text, "p.toml").unwrap_err().to_string();
+        assert!(err.contains("values are for binary outputs"), "{err}");
 
         let text = "model = \"X\"\ndesign_label = \"Y\"\nspeed = 3\n[[joints]]\nname = \"a\"\nlocator = \"L\"\nbinary = true\n";
         let err = Profile::parse(text, "p.toml").unwrap_err().to_string();
