@@ -288,7 +288,7 @@ impl Profile {
                     format!("locator {:?} appears twice", j.locator),
                 ));
             }
-            let values = binary_values(&j).map_err(|e| invalid(at, e))?;
+            let values = binary_values(j).map_err(|e| invalid(at, e))?;
             let (limits, max_speed) = match (j.binary, j.min_deg, j.max_deg, j.max_speed_rad_s) {
                 (true, None, None, None) => (None, None),
                 (true, ..) => {
