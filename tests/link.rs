@@ -13,6 +13,7 @@ use firmware_bridge::wire::{self, Decoder, Signing, MAX_ENCODED};
 use firmware_bridge::{Config, Key, Model, State};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 fn options(endpoint: Endpoint, mode: Mode) -> PlayOptions {
@@ -461,6 +462,29 @@ impl RawClient {
         self.stream.write_all(&f).unwrap();
     }
 
+    /// Says hello and answers the keyed bridge's challenge, as a host must before it
+    /// commands anything.
+    fn answer_challenge(&mut self) {
+        self.send(&Message::Hello { protocol: 1 });
+        let end = Instant::now() + Duration::from_secs(3);
+        let mut buf = [0u8; 4096];
+        let mut challenge = None;
+        while challenge.is_none() {
+            assert!(Instant::now() < end, "no identity");
+            let n = self.stream.read(&mut buf).unwrap_or(0);
+            self.decoder.feed(&buf[..n], |raw| {
+                let Ok(f) = wire::parse_frame(raw.unwrap()) else {
+                    return;
+                };
+                if let Ok(Message::Identity(i)) = Message::decode(f.msg, f.payload) {
+                    challenge = Some(i.challenge);
+                }
+            });
+        }
+        let challenge = challenge.unwrap();
+        self.send(&Message::Answer { challenge });
+    }
+
     /// Statuses received until `until` says stop (or the time runs out).
     fn statuses_until(
         &mut self,
@@ -627,6 +651,7 @@ fn with_a_key_forged_unsigned_and_replayed_frames_are_dropped() {
     };
     let server = Server::start("ERS-7", config, Transport::Tcp);
     let mut good = RawClient::connect(&server.address, Some(key.clone()));
+    good.answer_challenge();
     // Frames signed with the right key, captured to be replayed later.
     let start = good.frame(&Message::StreamStart {
         stream: 1,
@@ -708,4 +733,47 @@ fn a_key_on_one_side_only_is_named_as_such() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("without this key's signature"), "{err}");
+}
+
+#[test]
+fn a_played_session_replayed_into_a_restarted_server_moves_nothing() {
+    let key = Key::new([7; 32]);
+    let keyed = |entropy: u8| Config {
+        key: Some(key.clone()),
+        entropy: [entropy; 32],
+        ..Config::default()
+    };
+    // A genuine signed session, recorded on its way to the server.
+    let recording = Arc::new(Mutex::new(Vec::new()));
+    let frames_sent = {
+        let server = Server::start("ERS-7", keyed(1), Transport::Tcp);
+        let tap = recording.clone();
+        let relay = Relay::start(&server.address, false, move |bytes| {
+            tap.lock().unwrap().extend_from_slice(bytes);
+            true
+        });
+        let mut opts = options(Endpoint::Tcp(relay.address.clone()), Mode::Stream);
+        opts.key = Some(key.clone());
+        let report = link::play(&ers7_motion(), &opts, &mut |_| {}).unwrap();
+        assert_eq!(report.ending, Ending::Completed);
+        let (_, _, rows) = server.stop();
+        assert!(!rows.is_empty(), "the genuine session played");
+        report.frames_sent
+    };
+    // The server restarts (new entropy, no memory of timestamps) and hears it again.
+    let server = Server::start("ERS-7", keyed(2), Transport::Tcp);
+    let mut replayer = TcpStream::connect(&server.address).unwrap();
+    let bytes = recording.lock().unwrap().clone();
+    replayer.write_all(&bytes).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let (bridge, _, rows) = server.stop();
+    let c = bridge.counters();
+    assert!(rows.is_empty(), "nothing moved: {} rows", rows.len());
+    assert_eq!(c.played, 0, "{c:?}");
+    assert_eq!(c.replayed, 1, "the recorded answer is stale: {c:?}");
+    assert_eq!(
+        u64::from(c.unauthenticated),
+        1 + frames_sent,
+        "the stream start and every frame were refused: {c:?}"
+    );
 }

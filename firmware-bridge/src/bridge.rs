@@ -9,7 +9,9 @@
 //! Memory is bounded: the decoder and jitter buffer are fixed arrays; stored motions are
 //! capped in number and size by [`Config`].
 
-use crate::message::{ack, Angles, Counters, Identity, JointInfo, Message, Status, StreamFrame};
+use crate::message::{
+    ack, Angles, Counters, Identity, JointInfo, Message, Status, StreamFrame, CHALLENGE_LEN,
+};
 use crate::model::Model;
 use crate::sign::{Key, ReplayGuard};
 use crate::sony;
@@ -35,6 +37,10 @@ pub const MAX_BUFFER_FRAMES: usize = 32;
 pub struct Config {
     /// When set, only frames signed with this key are accepted, and replies are signed.
     pub key: Option<Key>,
+    /// Random bytes from the embedding system, new at every start: the challenges that
+    /// keep a recorded session from being played into a restarted bridge derive from
+    /// them. Without fresh entropy a restarted bridge repeats its challenges.
+    pub entropy: [u8; 32],
     /// The link id the bridge signs its replies with.
     pub link: u8,
     /// Stream frames (16 ms each) the jitter buffer holds, at most [`MAX_BUFFER_FRAMES`].
@@ -55,6 +61,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             key: None,
+            entropy: [0; 32],
             link: 1,
             buffer_frames: 16,
             latency_ticks: 6,
@@ -186,6 +193,11 @@ pub struct Bridge {
     buffer: [Option<StreamFrame>; MAX_BUFFER_FRAMES],
     store: Store,
     reported: State,
+    /// The challenge set at the last `HELLO`, and how many have been set.
+    challenge: [u8; CHALLENGE_LEN],
+    challenges: u64,
+    /// The link has answered the current challenge (always true without a key).
+    answered: bool,
 }
 
 impl Bridge {
@@ -216,6 +228,9 @@ impl Bridge {
             buffer: [None; MAX_BUFFER_FRAMES],
             store: Store::default(),
             reported: State::Relaxed,
+            challenge: [0; CHALLENGE_LEN],
+            challenges: 0,
+            answered: false,
         }
     }
 
@@ -259,6 +274,13 @@ impl Bridge {
     pub fn link_lost(&mut self) {
         self.decoder = Decoder::new();
         self.last_rx_seq = None;
+        self.answered = false;
+    }
+
+    /// Whether commands are taken from the link: always without a key; with one, once
+    /// the link has answered this handshake's challenge.
+    fn fresh(&self) -> bool {
+        self.config.key.is_none() || self.answered
     }
 
     /// Takes received bytes; answers (encoded frames) go to `reply`.
@@ -302,12 +324,31 @@ impl Bridge {
     fn handle(&mut self, m: Message<'_>, seq: u16, reply: &mut dyn FnMut(&[u8])) {
         let ack_code = match m {
             Message::Hello { .. } => {
+                self.set_challenge();
                 self.send_identity(reply);
                 return;
             }
             Message::StatusRequest => {
                 self.send_status(reply);
                 return;
+            }
+            Message::Answer { challenge } => self.answer(&challenge),
+            // A keyed bridge moves nothing for a link that has not answered: a session
+            // recorded earlier and played again carries an old answer.
+            Message::Frame(_) | Message::UploadKeyframe { .. } if !self.fresh() => {
+                self.counters.unauthenticated = self.counters.unauthenticated.wrapping_add(1);
+                return;
+            }
+            Message::StreamStart { .. }
+            | Message::Stop
+            | Message::Hold
+            | Message::UploadBegin { .. }
+            | Message::UploadEnd { .. }
+            | Message::Play { .. }
+                if !self.fresh() =>
+            {
+                self.counters.unauthenticated = self.counters.unauthenticated.wrapping_add(1);
+                ack::UNANSWERED
             }
             Message::Frame(f) => {
                 self.accept_frame(f);
@@ -363,6 +404,29 @@ impl Bridge {
             },
             reply,
         );
+    }
+
+    /// A new challenge for the link that just said hello; until it is answered, the
+    /// link commands nothing.
+    fn set_challenge(&mut self) {
+        self.answered = false;
+        if let Some(key) = &self.config.key {
+            self.challenge = key.challenge(&self.config.entropy, self.challenges);
+            self.challenges = self.challenges.wrapping_add(1);
+        }
+    }
+
+    fn answer(&mut self, challenge: &[u8; CHALLENGE_LEN]) -> u8 {
+        if self.config.key.is_none() {
+            return ack::OK;
+        }
+        if self.challenges > 0 && *challenge == self.challenge {
+            self.answered = true;
+            ack::OK
+        } else {
+            self.counters.replayed = self.counters.replayed.wrapping_add(1);
+            ack::STALE
+        }
     }
 
     fn stop(&mut self) {
@@ -476,6 +540,7 @@ impl Bridge {
             self.mode = Mode::Holding;
         }
         self.apply(target.as_slice());
+        self.counters.played = self.counters.played.wrapping_add(1);
         OutputKind::Played
     }
 
@@ -526,6 +591,7 @@ impl Bridge {
             p.position = p.position.wrapping_add(1);
         }
         self.apply(target.as_slice());
+        self.counters.played = self.counters.played.wrapping_add(1);
         OutputKind::Played
     }
 
@@ -672,6 +738,7 @@ impl Bridge {
             motion_slots: self.config.motion_slots,
             max_keyframes: self.config.max_keyframes,
             signing: self.config.key.is_some(),
+            challenge: self.challenge,
         };
         self.send(&Message::Identity(identity), reply);
         for (i, j) in model.joints.iter().enumerate().take(MAX_JOINTS) {

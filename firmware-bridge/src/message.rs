@@ -9,6 +9,7 @@ use crate::wire::MAX_PAYLOAD;
 /// Message ids. Host to bridge below 0x80, bridge to host from 0x80.
 pub mod id {
     pub const HELLO: u8 = 0x01;
+    pub const ANSWER: u8 = 0x02;
     pub const STREAM_START: u8 = 0x10;
     pub const FRAME: u8 = 0x11;
     pub const STOP: u8 = 0x12;
@@ -23,6 +24,9 @@ pub mod id {
     pub const STATUS: u8 = 0x83;
     pub const ACK: u8 = 0x84;
 }
+
+/// Bytes of the challenge a keyed bridge sends in its identity.
+pub const CHALLENGE_LEN: usize = 16;
 
 /// Longest motion name a bridge stores.
 pub const MAX_NAME: usize = 32;
@@ -42,6 +46,10 @@ pub mod ack {
     pub const UNKNOWN_MOTION: u8 = 5;
     /// A name longer than [`super::MAX_NAME`] or empty.
     pub const BAD_NAME: u8 = 6;
+    /// A keyed bridge takes no command before the link has answered its challenge.
+    pub const UNANSWERED: u8 = 7;
+    /// The answer named another challenge than the one this bridge set: a replay.
+    pub const STALE: u8 = 8;
 }
 
 /// Up to [`MAX_JOINTS`] angles in µrad, held inline (no allocation).
@@ -123,11 +131,13 @@ pub struct Counters {
     pub dropped: u32,
     /// Output frames the guard had to change (a limit or a speed).
     pub guarded: u32,
+    /// 8 ms frames played from a stream or a stored motion (the guard's output).
+    pub played: u32,
 }
 
 impl Counters {
     /// Every counter with its name, in wire order.
-    pub fn named(&self) -> [(&'static str, u32); 7] {
+    pub fn named(&self) -> [(&'static str, u32); 8] {
         [
             ("bad", self.bad),
             ("unauthenticated", self.unauthenticated),
@@ -136,6 +146,7 @@ impl Counters {
             ("late", self.late),
             ("dropped", self.dropped),
             ("guarded", self.guarded),
+            ("played", self.played),
         ]
     }
 }
@@ -183,6 +194,10 @@ pub struct Identity<'a> {
     pub max_keyframes: u16,
     /// The bridge requires signed frames.
     pub signing: bool,
+    /// What a host must answer, signed, before a keyed bridge takes a command: fresh at
+    /// every `HELLO`, so a session recorded earlier cannot be played again (zeros when
+    /// the bridge has no key).
+    pub challenge: [u8; CHALLENGE_LEN],
 }
 
 /// One joint of the bridge's model.
@@ -201,6 +216,11 @@ pub struct JointInfo<'a> {
 pub enum Message<'a> {
     Hello {
         protocol: u8,
+    },
+    /// The host's answer to the identity's challenge (the challenge itself, in a signed
+    /// frame): the link is fresh, not a replay.
+    Answer {
+        challenge: [u8; CHALLENGE_LEN],
     },
     /// Starts (or resumes) a stream: frames that follow count ticks from `first_tick`.
     StreamStart {
@@ -370,6 +390,7 @@ impl<'a> Message<'a> {
     pub fn id(&self) -> u8 {
         match self {
             Message::Hello { .. } => id::HELLO,
+            Message::Answer { .. } => id::ANSWER,
             Message::StreamStart { .. } => id::STREAM_START,
             Message::Frame(_) => id::FRAME,
             Message::Stop => id::STOP,
@@ -395,6 +416,7 @@ impl<'a> Message<'a> {
         };
         match self {
             Message::Hello { protocol } => w.u8(*protocol),
+            Message::Answer { challenge } => w.bytes(challenge),
             Message::StreamStart { stream, first_tick } => {
                 w.u16(*stream);
                 w.u32(*first_tick);
@@ -432,6 +454,7 @@ impl<'a> Message<'a> {
                 w.u8(i.motion_slots);
                 w.u16(i.max_keyframes);
                 w.u8(u8::from(i.signing));
+                w.bytes(&i.challenge);
                 w.str(i.model);
                 w.str(i.design_label);
             }
@@ -458,6 +481,7 @@ impl<'a> Message<'a> {
                     c.late,
                     c.dropped,
                     c.guarded,
+                    c.played,
                 ] {
                     w.u32(v);
                 }
@@ -482,6 +506,9 @@ impl<'a> Message<'a> {
         };
         let m = match msg {
             id::HELLO => Message::Hello { protocol: r.u8()? },
+            id::ANSWER => Message::Answer {
+                challenge: r.array()?,
+            },
             id::STREAM_START => Message::StreamStart {
                 stream: r.u16()?,
                 first_tick: r.u32()?,
@@ -522,6 +549,7 @@ impl<'a> Message<'a> {
                 motion_slots: r.u8()?,
                 max_keyframes: r.u16()?,
                 signing: r.u8()? != 0,
+                challenge: r.array()?,
                 model: r.str()?,
                 design_label: r.str()?,
             }),
@@ -547,6 +575,7 @@ impl<'a> Message<'a> {
                     late: r.u32()?,
                     dropped: r.u32()?,
                     guarded: r.u32()?,
+                    played: r.u32()?,
                 },
                 applied: r.angles()?,
             }),
@@ -652,6 +681,21 @@ mod tests {
         let near = Angles::from_slice(&[5, -2, 300_100, i32::MIN + 7, i32::MAX - 9]).unwrap();
         let far = Angles::from_slice(&[5, -2, 0, 0, 0]).unwrap();
         round_trip(Message::Hello { protocol: 1 });
+        round_trip(Message::Answer {
+            challenge: [0xa5; CHALLENGE_LEN],
+        });
+        round_trip(Message::Identity(Identity {
+            protocol: 1,
+            model: b"ERS-7",
+            design_label: b"DRX-1000",
+            joints: 20,
+            buffer_frames: 16,
+            latency_ticks: 6,
+            motion_slots: 8,
+            max_keyframes: 4096,
+            signing: true,
+            challenge: [7; CHALLENGE_LEN],
+        }));
         round_trip(Message::StreamStart {
             stream: 7,
             first_tick: 1234,
@@ -691,6 +735,7 @@ mod tests {
                 late: 5,
                 dropped: 6,
                 guarded: 7,
+                played: 8,
             },
             applied: pose,
         }));

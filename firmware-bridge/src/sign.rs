@@ -9,6 +9,8 @@
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use crate::message::CHALLENGE_LEN;
+
 /// Bytes of the truncated HMAC carried in a frame.
 pub const SIGNATURE_LEN: usize = 8;
 
@@ -100,6 +102,21 @@ impl Key {
         let full = mac.finalize().into_bytes();
         let mut out = [0u8; SIGNATURE_LEN];
         out.copy_from_slice(&full[..SIGNATURE_LEN]);
+        out
+    }
+
+    /// The `count`th challenge of a bridge started with `entropy`: a keyed hash, so it
+    /// cannot be foretold without the key, and differs at every handshake and, given
+    /// fresh entropy, at every start.
+    pub fn challenge(&self, entropy: &[u8; 32], count: u64) -> [u8; CHALLENGE_LEN] {
+        let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.0)
+            .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
+        mac.update(b"aibo-motion challenge");
+        mac.update(entropy);
+        mac.update(&count.to_le_bytes());
+        let full = mac.finalize().into_bytes();
+        let mut out = [0u8; CHALLENGE_LEN];
+        out.copy_from_slice(&full[..CHALLENGE_LEN]);
         out
     }
 

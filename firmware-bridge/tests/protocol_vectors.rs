@@ -2,7 +2,7 @@
 //! there, and those bytes decode back to the message. The host's tests use the same
 //! vectors (`tests/link_vectors.rs` in the aibo-motion crate).
 
-use firmware_bridge::message::{Angles, Counters, Message, Status, StreamFrame};
+use firmware_bridge::message::{Angles, Counters, Identity, Message, Status, StreamFrame};
 use firmware_bridge::sign::{Key, ReplayGuard};
 use firmware_bridge::wire::{self, Decoder, Signing, MAX_ENCODED};
 
@@ -49,6 +49,7 @@ pub fn vectors() -> Vec<(&'static str, u16, bool, Message<'static>)> {
                     late: 0,
                     dropped: 0,
                     guarded: 3,
+                    played: 6,
                 },
                 applied: a(&[-349_066, 0, 1_000_000]),
             }),
@@ -64,6 +65,31 @@ pub fn vectors() -> Vec<(&'static str, u16, bool, Message<'static>)> {
             },
         ),
         ("signed-hello", 1, true, Message::Hello { protocol: 1 }),
+        (
+            "identity",
+            11,
+            false,
+            Message::Identity(Identity {
+                protocol: 1,
+                joints: 3,
+                buffer_frames: 16,
+                latency_ticks: 6,
+                motion_slots: 8,
+                max_keyframes: 4096,
+                signing: true,
+                challenge: core::array::from_fn(|i| 0xf0 + i as u8),
+                model: b"ERS-7",
+                design_label: b"DRX-1000",
+            }),
+        ),
+        (
+            "signed-answer",
+            2,
+            true,
+            Message::Answer {
+                challenge: core::array::from_fn(|i| 0xf0 + i as u8),
+            },
+        ),
     ]
 }
 

@@ -41,6 +41,8 @@ pub struct BridgeInfo {
     pub motion_slots: u8,
     pub max_keyframes: u16,
     pub signing: bool,
+    /// What a keyed bridge asks this link to answer before it takes a command.
+    pub challenge: [u8; message::CHALLENGE_LEN],
 }
 
 /// A reply from the bridge, owned.
@@ -234,7 +236,30 @@ impl Client {
             }
         }
         info.joints = joints.into_iter().flatten().collect();
+        if info.signing && self.key.is_some() {
+            self.answer_challenge(&info, deadline).await?;
+        }
         Ok(info)
+    }
+
+    /// Answers a keyed bridge's challenge (signed, as every frame is), which proves this
+    /// link is live rather than a recording; until then the bridge takes no command.
+    async fn answer_challenge(
+        &mut self,
+        info: &BridgeInfo,
+        deadline: tokio::time::Instant,
+    ) -> Result<(), LinkError> {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        let answer = Message::Answer {
+            challenge: info.challenge,
+        };
+        match self.request(&answer, left).await? {
+            message::ack::OK => Ok(()),
+            code => Err(LinkError::Refused(format!(
+                "the answer to its challenge: {}",
+                ack_text(code)
+            ))),
+        }
     }
 
     /// Why a bridge did not answer the hello, as far as this end can tell: the replies
@@ -294,6 +319,7 @@ fn owned(m: Message<'_>) -> Option<Reply> {
                 motion_slots: i.motion_slots,
                 max_keyframes: i.max_keyframes,
                 signing: i.signing,
+                challenge: i.challenge,
             },
             i.joints,
         ),
@@ -324,6 +350,8 @@ pub fn ack_text(code: u8) -> &'static str {
         message::ack::TOO_LARGE => "the motion is larger than the bridge can store",
         message::ack::UNKNOWN_MOTION => "the bridge holds no motion of that name",
         message::ack::BAD_NAME => "the motion name is empty or longer than 32 bytes",
+        message::ack::UNANSWERED => "the link has not answered the bridge's challenge",
+        message::ack::STALE => "it answers another challenge: a replayed session",
         _ => "unknown code",
     }
 }

@@ -104,8 +104,12 @@ fn serve(args: Args) -> Result<()> {
             )
         })?
         .angles;
+    // Fresh at every start, so a session recorded before cannot be played again.
+    let mut entropy = [0u8; 32];
+    getrandom::fill(&mut entropy).map_err(|e| anyhow::anyhow!("no random source: {e}"))?;
     let config = Config {
         key: key.clone(),
+        entropy,
         hold_ticks: args.hold_ms.div_ceil(8),
         ..Config::default()
     };
