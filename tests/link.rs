@@ -44,6 +44,13 @@ fn play_and_compare(transport: Transport, mode: Mode, loops: u16) {
     assert_eq!(report.ending, Ending::Completed);
     let (bridge, _, rows) = server.stop();
     let want = dense(&motion, usize::from(loops));
+    // The robot's own count agrees: every 8 ms frame played, nothing short.
+    assert_eq!(report.expected_ticks, want.len() as u64);
+    assert_eq!(
+        report.counted().map(|c| c.played as usize),
+        Some(want.len())
+    );
+    assert_eq!(report.shortfall(), None);
     let got = poses(&rows);
     let first_difference = got.iter().zip(&want).position(|(g, w)| g != w);
     assert_eq!(
@@ -220,6 +227,14 @@ fn corrupted_bytes_are_rejected_and_counted_and_the_stream_goes_on() {
     let (bridge, _, rows) = server.stop();
     let c = bridge.counters();
     assert!(c.bad >= 5, "corrupted frames are counted as bad: {c:?}");
+    // The host says what the robot's counters say: not the motion as sent.
+    let why = report.shortfall().expect("frames went missing");
+    assert!(
+        why.starts_with("the robot did not play the motion as sent: it played ")
+            && why.contains(&format!("; bad {}", c.bad)),
+        "{why}"
+    );
+    assert_eq!(report.counted().unwrap().played as usize, rows.len());
     assert_eq!(c.late, 0, "{c:?}");
     assert_eq!(status.counters.bad, c.bad);
     // What was applied is the motion with holds where frames were lost: every recorded
@@ -776,4 +791,80 @@ fn a_played_session_replayed_into_a_restarted_server_moves_nothing() {
         1 + frames_sent,
         "the stream start and every frame were refused: {c:?}"
     );
+}
+
+/// A relay that stops forwarding the host's bytes for `stall` once `after` bytes have
+/// passed, with the connection left open: the robot hears nothing meanwhile.
+fn stalling_relay(server: &str, after: usize, stall: Duration) -> Relay {
+    let mut seen = 0usize;
+    let mut stalled = false;
+    Relay::start(server, false, move |bytes| {
+        seen += bytes.len();
+        if seen > after && !stalled {
+            stalled = true;
+            std::thread::sleep(stall);
+        }
+        true
+    })
+}
+
+#[test]
+fn a_stalled_link_makes_play_say_the_robot_gave_up() {
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let relay = stalling_relay(&server.address, 3_000, Duration::from_secs(2));
+    let motion = ers7_motion();
+    let report = link::play(
+        &motion,
+        &options(Endpoint::Tcp(relay.address.clone()), Mode::Stream),
+        &mut |_| {},
+    )
+    .expect("the link stays open");
+    assert_eq!(report.ending, Ending::RobotGaveUp);
+    let (state, frame) = report.gave_up.unwrap();
+    assert!(
+        matches!(state, State::Ramping | State::Relaxed),
+        "{state:?}"
+    );
+    assert!(frame < report.frames, "it stopped before the end: {frame}");
+    assert_eq!(report.stalls, 1);
+    let (bridge, _, rows) = server.stop();
+    let played = report.counted().unwrap().played;
+    assert!(
+        (played as usize) < dense(&motion, 1).len() && played > 0,
+        "{played}"
+    );
+    // Every row the robot played before it gave up is a frame of the motion.
+    let want = dense(&motion, 1);
+    assert_eq!(poses(&rows[..played as usize]), want[..played as usize]);
+    let why = report.shortfall().unwrap();
+    assert!(
+        why.starts_with("the robot did not play the motion as sent: frames stopped reaching it")
+            && why.contains(&format!("{played} of {} frames of 8 ms", want.len())),
+        "{why}"
+    );
+    assert!(
+        bridge.counters().played == played,
+        "{:?}",
+        bridge.counters()
+    );
+}
+
+#[test]
+fn the_command_line_exits_1_with_the_truth_when_the_link_stalls() {
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let relay = stalling_relay(&server.address, 3_000, Duration::from_secs(2));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("link.mtn");
+    std::fs::write(&file, aibo_motion::mtn::encode(&ers7_motion()).unwrap()).unwrap();
+    let out = common::run(&["play", file.to_str().unwrap(), "--tcp", &relay.address]);
+    let stderr = common::stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "one line: {stderr}");
+    assert!(
+        lines[0].starts_with("aibo-motion: the robot did not play the motion as sent:")
+            && lines[0].contains("% of the motion ("),
+        "{stderr}"
+    );
+    server.stop();
 }

@@ -65,6 +65,11 @@ pub struct LinkArgs {
 /// angle past a limit or a step faster than the joint can move, whatever it receives.
 /// Ctrl-C stops the motion: the robot holds, then goes to its rest posture. A dropped
 /// link is retried for a few seconds and the stream resumes at the frame then due.
+///
+/// Exit status 1 when the robot did not play the motion as sent: it stalled and went to
+/// rest mid-motion, it did not end holding the last pose, or more than 1% of the
+/// motion's 8 ms frames never played (late or lost on the way). The robot's own counters
+/// say so, in one line on stderr (all of them with --stats).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     aibo-motion play dance.mtn --port /dev/ttyUSB0\n  \
@@ -197,11 +202,16 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
     if args.stats {
         print_stdout(&stats_text(&report))?;
     }
-    match report.ending {
-        Ending::Completed => Ok(Outcome::Success),
-        Ending::Interrupted => {
-            bail!("stopped by Ctrl-C: the robot holds its pose, then goes to its rest posture")
+    if report.ending == Ending::Interrupted {
+        bail!("stopped by Ctrl-C: the robot holds its pose, then goes to its rest posture")
+    }
+    // The robot's own counters say whether it played what was sent.
+    match report.shortfall() {
+        Some(why) => {
+            eprintln!("aibo-motion: {why}");
+            Ok(Outcome::Finding)
         }
+        None => Ok(Outcome::Success),
     }
 }
 
@@ -303,6 +313,24 @@ fn stats_text(r: &PlayReport) -> String {
             s.counters
         ));
     }
+    if let Some(c) = r.counted() {
+        let of = match r.expected_ticks {
+            0 => String::new(),
+            n => format!(" of {n}"),
+        };
+        let others: Vec<String> = c
+            .named()
+            .iter()
+            .filter(|(name, _)| *name != "played")
+            .map(|(name, v)| format!("{name} {v}"))
+            .collect();
+        t.push_str(&format!(
+            "this play: {}{of} frames of 8 ms played, {} stalls; {}\n",
+            c.played,
+            r.stalls,
+            others.join(", ")
+        ));
+    }
     t
 }
 
@@ -330,7 +358,7 @@ impl ProgressLine {
                 .counters
                 .named()
                 .iter()
-                .filter(|(_, v)| *v > 0)
+                .filter(|(name, v)| *v > 0 && *name != "played")
                 .map(|(name, v)| format!("{name} {v}"))
                 .collect();
             format!(

@@ -287,6 +287,21 @@ impl Client {
         }
     }
 
+    /// Asks for the bridge's status; `None` when none came within `timeout`.
+    pub async fn status(&mut self, timeout: Duration) -> Result<Option<Status>, LinkError> {
+        self.send(&Message::StatusRequest)?;
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            match self.recv_within(left, "a status").await {
+                Ok(Reply::Status(s)) => return Ok(Some(s)),
+                Ok(_) => {}
+                Err(LinkError::Timeout { .. }) => return Ok(None),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
     /// Sends `m` and waits for its acknowledgement; returns the code.
     pub async fn request(&mut self, m: &Message<'_>, timeout: Duration) -> Result<u8, LinkError> {
         let seq = self.send(m)?;

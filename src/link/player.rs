@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use firmware_bridge::message::{ack, Angles, Message, Status, StreamFrame};
-use firmware_bridge::{Key, State};
+use firmware_bridge::{Counters, Key, State};
 use tokio::sync::mpsc;
 
 use super::client::{ack_text, BridgeInfo, Client, Reply};
@@ -72,11 +72,19 @@ impl PlayOptions {
 /// How a play ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
-    /// Every frame was sent (stream) or played (upload).
+    /// Every frame was sent (stream) or played (upload). Whether the robot played them
+    /// all is [`PlayReport::shortfall`]'s question.
     Completed,
     /// Stopped on request: the bridge holds, then goes to its rest posture.
     Interrupted,
+    /// The robot gave up mid-stream (its watchdog took it to rest), so the host stopped
+    /// sending: frames to a resting robot are dropped.
+    RobotGaveUp,
 }
+
+/// The share of a motion's 8 ms frames a robot may leave unplayed (skipped on a late
+/// host, lost on the line) before a play counts as not played as sent.
+pub const UNPLAYED_SHARE_ALLOWED: f64 = 0.01;
 
 /// What happened, for `--stats` and the tests.
 #[derive(Debug, Clone)]
@@ -93,6 +101,121 @@ pub struct PlayReport {
     pub reconnects: u32,
     /// The bridge's last status.
     pub status: Option<Status>,
+    /// The bridge's counters just before the motion started, against which the last
+    /// status's counters tell what this play did.
+    pub counters_before: Option<Counters>,
+    /// 8 ms frames of the whole play (all loops): what the robot should play. 0 when
+    /// only the robot knows (a stored motion played by name).
+    pub expected_ticks: u64,
+    /// Times the robot reported a stall (frames stopped coming) mid-motion.
+    pub stalls: u32,
+    /// When the robot gave up: the state it reported, and the 16 ms frame the host
+    /// was at.
+    pub gave_up: Option<(State, u64)>,
+}
+
+impl PlayReport {
+    pub(super) fn new(bridge: BridgeInfo, frames: u64, expected_ticks: u64) -> PlayReport {
+        PlayReport {
+            ending: Ending::Completed,
+            bridge: Some(bridge),
+            frames,
+            frames_sent: 0,
+            frames_skipped: 0,
+            lateness_us: Vec::new(),
+            reconnects: 0,
+            status: None,
+            counters_before: None,
+            expected_ticks,
+            stalls: 0,
+            gave_up: None,
+        }
+    }
+
+    /// What the bridge counted during this play (`None` without a status before and
+    /// after, or when the counters went back: a bridge that restarted).
+    pub fn counted(&self) -> Option<Counters> {
+        let (before, after) = (self.counters_before?, self.status?.counters);
+        let d = |a: u32, b: u32| a.checked_sub(b);
+        Some(Counters {
+            bad: d(after.bad, before.bad)?,
+            unauthenticated: d(after.unauthenticated, before.unauthenticated)?,
+            replayed: d(after.replayed, before.replayed)?,
+            lost: d(after.lost, before.lost)?,
+            late: d(after.late, before.late)?,
+            dropped: d(after.dropped, before.dropped)?,
+            guarded: d(after.guarded, before.guarded)?,
+            played: d(after.played, before.played)?,
+        })
+    }
+
+    /// Why the robot did not play the motion as sent, as one sentence for people; `None`
+    /// when it did (it played all but [`UNPLAYED_SHARE_ALLOWED`] of the 8 ms frames and
+    /// did not give up), or when only a stop asked of it cut the motion short.
+    pub fn shortfall(&self) -> Option<String> {
+        if self.ending == Ending::Interrupted {
+            return None;
+        }
+        let counted = self.counted();
+        let played = counted.map(|c| u64::from(c.played));
+        let expected = self.expected_ticks;
+        // What went wrong on the way, as the bridge and the host counted it.
+        let mut troubles: Vec<String> = counted.map_or(Vec::new(), |c| {
+            c.named()
+                .iter()
+                .filter(|(name, v)| *v > 0 && !matches!(*name, "played" | "guarded"))
+                .map(|(name, v)| format!("{name} {v}"))
+                .collect()
+        });
+        if self.stalls > 0 {
+            troubles.push(format!("stalls {}", self.stalls));
+        }
+        if self.frames_skipped > 0 {
+            troubles.push(format!("skipped by the host {}", self.frames_skipped));
+        }
+        let troubles: String = troubles.iter().map(|t| format!("; {t}")).collect();
+        let how_much = match played {
+            Some(p) if expected > 0 => format!(
+                "it played {:.0}% of the motion ({} of {} frames of 8 ms{troubles})",
+                100.0 * p as f64 / expected as f64,
+                p.min(expected),
+                expected
+            ),
+            Some(p) => format!("it played {p} frames of 8 ms{troubles}"),
+            None => "how much it played is unknown (no status from the robot)".into(),
+        };
+        if let Some((state, frame)) = self.gave_up {
+            return Some(format!(
+                "the robot did not play the motion as sent: frames stopped reaching it, and by \
+                 {:.2} s (frame {frame} of {}) it had given up and {}; {how_much}",
+                frame as f64 * FRAME_PERIOD.as_secs_f64(),
+                self.frames,
+                match state {
+                    State::Relaxed => "gone limp at its rest posture",
+                    _ => "was going to its rest posture",
+                }
+            ));
+        }
+        let unplayed = match played {
+            Some(p) if expected > 0 => expected.saturating_sub(p) as f64 / expected as f64,
+            _ => 0.0,
+        };
+        if unplayed > UNPLAYED_SHARE_ALLOWED {
+            return Some(format!(
+                "the robot did not play the motion as sent: {how_much}"
+            ));
+        }
+        // The motion ran, but the robot did not end holding its last pose.
+        match self.status.and_then(|s| State::from_u8(s.state)) {
+            Some(state @ (State::Relaxed | State::Ramping | State::Stalled)) if expected > 0 => {
+                Some(format!(
+                    "the robot did not end the motion holding its last pose: it is {}; {how_much}",
+                    state.name()
+                ))
+            }
+            _ => None,
+        }
+    }
 }
 
 /// Live progress, for a progress line.
@@ -258,20 +381,17 @@ async fn stream(
 ) -> Result<PlayReport, LinkError> {
     let pass = mtn::dense_frame_count(motion);
     let loops = u64::from(opts.loops.max(1));
-    let frames = pass.saturating_mul(loops).div_ceil(2);
-    let mut report = PlayReport {
-        ending: Ending::Completed,
-        bridge: Some(info.clone()),
-        frames,
-        frames_sent: 0,
-        frames_skipped: 0,
-        lateness_us: Vec::with_capacity(frames.min(1 << 20) as usize),
-        reconnects: 0,
-        status: None,
-    };
+    let ticks = pass.saturating_mul(loops);
+    let frames = ticks.div_ceil(2);
+    let mut report = PlayReport::new(info.clone(), frames, ticks);
+    report.lateness_us.reserve(frames.min(1 << 20) as usize);
     if frames == 0 {
         return Ok(report);
     }
+    report.counters_before = client
+        .status(opts.connect_timeout)
+        .await?
+        .map(|s| s.counters);
     let stream_id = 1;
     expect_ok(
         &mut client,
@@ -316,8 +436,19 @@ async fn stream(
             }
             reply = client.recv() => match reply {
                 Ok(Reply::Status(s)) => {
+                    let was = report.status.and_then(|p| State::from_u8(p.state));
                     report.status = Some(s);
                     progress(&Progress { frame: next, frames, status: Some(s), link: "ok".into() });
+                    match State::from_u8(s.state) {
+                        Some(State::Stalled) if was != Some(State::Stalled) => report.stalls += 1,
+                        // The watchdog took over: frames sent now would only be dropped.
+                        Some(state @ (State::Ramping | State::Relaxed)) if report.frames_sent > 0 => {
+                            report.gave_up = Some((state, next));
+                            report.ending = Ending::RobotGaveUp;
+                            return Ok(report);
+                        }
+                        _ => {}
+                    }
                 }
                 Ok(_) => {}
                 Err(_) => {

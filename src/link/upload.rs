@@ -118,16 +118,11 @@ pub(super) async fn play_stored(
 ) -> Result<PlayReport, LinkError> {
     let loops = u64::from(opts.loops.max(1));
     let frames8 = dense_frames * loops;
-    let mut report = PlayReport {
-        ending: Ending::Completed,
-        bridge: Some(info),
-        frames: frames8.div_ceil(2),
-        frames_sent: 0,
-        frames_skipped: 0,
-        lateness_us: Vec::new(),
-        reconnects: 0,
-        status: None,
-    };
+    let mut report = PlayReport::new(info, frames8.div_ceil(2), frames8);
+    report.counters_before = client
+        .status(opts.connect_timeout)
+        .await?
+        .map(|s| s.counters);
     expect_ok(
         client,
         &Message::Play {
