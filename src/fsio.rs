@@ -5,12 +5,23 @@
 //! What `-o` names is respected for what it is: a symbolic link is followed and its
 //! target replaced atomically (the link stays a link); a device, a FIFO or a socket is
 //! written straight into (never replaced by a regular file: as root, `-o /dev/null`
-//! must not replace `/dev/null`); a read-only file is refused.
+//! must not replace `/dev/null`); a read-only file is refused unless the command was
+//! told to replace read-only files ([`replace_read_only`], a command's `--force`).
 
 use std::fs::File;
 use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+
+/// Whether a read-only output may be replaced: the command line's `--force`, set once
+/// for the whole command.
+static REPLACE_READ_ONLY: AtomicBool = AtomicBool::new(false);
+
+/// Lets writes replace read-only files (which then stay read-only), for this process.
+pub fn replace_read_only(yes: bool) {
+    REPLACE_READ_ONLY.store(yes, Ordering::Relaxed);
+}
 
 /// Temporary files being written now, so that an interrupted command can remove them.
 static PENDING: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -54,7 +65,10 @@ pub enum IoError {
     Write { path: String, error: io::Error },
     #[error("refusing to write {path}: it is one of this command's inputs")]
     WouldOverwriteInput { path: String },
-    #[error("refusing to replace {path}: it is read-only (make it writable, or write elsewhere)")]
+    #[error(
+        "refusing to replace {path}: it is read-only (use --force to replace it, make it \
+         writable, or write elsewhere)"
+    )]
     ReadOnly { path: String },
 }
 
@@ -126,7 +140,7 @@ where
             let mut w = BufWriter::new(file);
             return fill(&mut w).and_then(|()| w.flush()).map_err(write_err);
         }
-        if meta.permissions().readonly() {
+        if meta.permissions().readonly() && !REPLACE_READ_ONLY.load(Ordering::Relaxed) {
             return Err(IoError::ReadOnly { path: name });
         }
     }

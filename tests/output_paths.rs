@@ -1,6 +1,6 @@
 //! What `-o` names is respected for what it is: a FIFO or a device is written into, not
 //! replaced; a symbolic link keeps being a link while its target is replaced; a
-//! read-only file is refused. Everything happens in a temporary folder; no test points
+//! read-only file is refused unless `--force`. Everything happens in a temporary folder; no test points
 //! at a real device.
 #![cfg(unix)]
 
@@ -96,6 +96,43 @@ fn a_read_only_file_is_refused_and_kept() {
         common::stderr(&run)
     );
     assert_eq!(std::fs::read(&out).unwrap(), b"keep");
+}
+
+#[test]
+fn force_replaces_a_read_only_file_which_stays_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("keep.mtn");
+    let json = dir.path().join("keep.json");
+    for path in [&out, &json] {
+        std::fs::write(path, b"old").unwrap();
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    }
+    let (o, j) = (out.to_str().unwrap(), json.to_str().unwrap());
+    let built = common::run(&[
+        "build",
+        example_json().to_str().unwrap(),
+        "-o",
+        o,
+        "--force",
+    ]);
+    assert!(built.status.success(), "{}", common::stderr(&built));
+    let dumped = common::run(&["dump", o, "-o", j, "--force"]);
+    assert!(dumped.status.success(), "{}", common::stderr(&dumped));
+    // The build re-creates the example's bytes, and the dump is its JSON again.
+    let again = common::run(&["build", j, "-o", "-"]);
+    assert_eq!(again.stdout, std::fs::read(&out).unwrap());
+    for path in [&out, &json] {
+        let mode = std::fs::metadata(path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o444, "{}", path.display());
+    }
+    // Without --force, the refusal says how to go on.
+    let refused = common::run(&["dump", o, "-o", j]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        common::stderr(&refused).contains("use --force to replace it"),
+        "{}",
+        common::stderr(&refused)
+    );
 }
 
 #[test]

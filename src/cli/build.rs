@@ -58,6 +58,9 @@ pub struct Args {
     /// The MTN file to write (`-` is stdout), or a folder for several inputs.
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Replace an output file even when it is read-only (it stays read-only).
+    #[arg(long)]
+    pub force: bool,
     /// ERS-210, ERS-220, ERS-7, a design label, or a profile .toml (motion capture input).
     #[arg(long, value_name = "MODEL|FILE.toml")]
     pub profile: Option<String>,

@@ -37,7 +37,8 @@ pub struct Args {
     /// Speed factor: 2 plays twice as fast, 0.5 half as fast.
     #[arg(long, value_name = "F")]
     pub speed: Option<f64>,
-    /// Allow a speed change that moves joints faster than they can.
+    /// Allow a speed change that moves joints faster than they can, and replace a
+    /// read-only output file.
     #[arg(long)]
     pub force: bool,
     /// The MTN file to write; `-` is stdout.

@@ -45,6 +45,9 @@ pub struct Args {
     /// Output file; `-` (the default) is stdout.
     #[arg(short, long, default_value = "-")]
     pub output: PathBuf,
+    /// Replace an output file even when it is read-only (it stays read-only).
+    #[arg(long)]
+    pub force: bool,
 }
 
 pub fn run(args: Args) -> Result<Outcome> {

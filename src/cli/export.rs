@@ -39,6 +39,9 @@ pub struct Args {
     /// Output BVH file (`-` for stdout).
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Replace an output file even when it is read-only (it stays read-only).
+    #[arg(long)]
+    pub force: bool,
     /// dense: every 8 ms frame the robot plays; grid: the keyframes' 16 ms grid.
     #[arg(long, value_enum, default_value_t = ExportRate::Dense)]
     pub rate: ExportRate,

@@ -70,6 +70,17 @@ pub enum Outcome {
 }
 
 pub fn run(cli: Cli) -> Result<Outcome> {
+    // `--force` on a command that writes files lets it replace read-only ones.
+    fsio::replace_read_only(match &cli.command {
+        Command::Build(a) => a.force,
+        Command::Dump(a) => a.force,
+        Command::Convert(a) => a.force,
+        Command::Export(a) => a.force,
+        Command::Plot(a) => a.force,
+        Command::Preview(a) => a.force,
+        Command::Oda(a) => a.forces(),
+        _ => false,
+    });
     match cli.command {
         Command::Info(a) => info::run(a),
         Command::Dump(a) => dump::run(a),

@@ -17,6 +17,16 @@ pub struct Args {
     pub action: Action,
 }
 
+impl Args {
+    /// Whether `--force` was given: it also lets the written files replace read-only ones.
+    pub fn forces(&self) -> bool {
+        match self.action {
+            Action::Extract { force, .. } | Action::Pack { force, .. } => force,
+            _ => false,
+        }
+    }
+}
+
 /// Entry types other than motions, which an extracted file keeps as its extension.
 const OTHER_KINDS: [&str; 5] = ["OSND", "WAVE", "MIDI", "LED", "SYN"];
 
@@ -43,7 +53,7 @@ pub enum Action {
         /// Folder to write into (created if missing).
         #[arg(short, long, default_value = ".")]
         output: PathBuf,
-        /// Replace files that already exist.
+        /// Replace files that already exist, read-only ones too.
         #[arg(long)]
         force: bool,
     },
@@ -63,6 +73,9 @@ pub enum Action {
         /// The archive to write.
         #[arg(short, long)]
         output: PathBuf,
+        /// Replace the archive even when it is read-only.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -82,7 +95,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             output,
             force,
         } => extract(&archive, &names, &output, force)?,
-        Action::Pack { files, output } => pack(&files, &output)?,
+        Action::Pack { files, output, .. } => pack(&files, &output)?,
     }
     Ok(Outcome::Success)
 }

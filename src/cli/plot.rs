@@ -20,6 +20,9 @@ pub struct Args {
     /// Output SVG file (`-` for stdout).
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Replace an output file even when it is read-only (it stays read-only).
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub view: ViewArgs,
 }

@@ -21,6 +21,9 @@ pub struct Args {
     /// Output: .html (canvas) or .svg (SMIL animation, or a still with --at).
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Replace an output file even when it is read-only (it stays read-only).
+    #[arg(long)]
+    pub force: bool,
     /// A still of this moment (seconds from the start) instead of the animation.
     #[arg(long, value_name = "SECONDS")]
     pub at: Option<f64>,
