@@ -33,7 +33,7 @@ fn main() -> ExitCode {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Finding) => ExitCode::from(1),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", cli::shown_lines(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }

@@ -148,3 +148,56 @@ fn names_from_files_reach_the_terminal_escaped() {
         assert!(out.contains("\\u{1b}]0;pwned"), "{out}");
     }
 }
+
+#[test]
+fn names_from_files_reach_the_terminal_escaped_from_build_check_and_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let no_controls = |what: &str, text: &str| {
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n'),
+            "{what}: {text:?}"
+        );
+    };
+    // A joint name that still reads as a forearm (names match on letters and digits)
+    // but rings the bell and clears the screen: build's mapping lines show it escaped.
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/nod-and-wave.bvh"
+    ))
+    .unwrap();
+    let evil = example.replace("JOINT RightForeArm ", "JOINT RightForeArm\u{7}\u{1b} ");
+    assert_ne!(evil, example);
+    let bvh = dir.path().join("evil.bvh");
+    std::fs::write(&bvh, evil).unwrap();
+    let out = dir.path().join("evil.mtn");
+    let run = common::run(&[
+        "-v",
+        "build",
+        bvh.to_str().unwrap(),
+        "--profile",
+        "ERS-7",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    let stdout = common::stdout(&run);
+    assert!(stdout.contains("RightForeArm\\u{7}\\u{1b}"), "{stdout}");
+    no_controls("build stdout", &stdout);
+    no_controls("build stderr", &common::stderr(&run));
+    // A locator no profile knows, carrying the same: check's warning shows it escaped.
+    let mut motion = common::synthetic_motion(5, &[2]);
+    motion.locators[0] = "PRM:/evil\u{1b}]0;pwned\u{7}".into();
+    let mtn_path = dir.path().join("evil-locator.mtn");
+    std::fs::write(&mtn_path, mtn::encode(&motion).unwrap()).unwrap();
+    let run = common::run(&["check", mtn_path.to_str().unwrap(), "--profile", "ERS-7"]);
+    let stderr = common::stderr(&run);
+    assert!(stderr.contains("evil\\u{1b}]0;pwned"), "{stderr}");
+    no_controls("check stderr", &stderr);
+    no_controls("check stdout", &common::stdout(&run));
+    // An error quoting a file's bytes (a BVH keyword that is none).
+    let bad = dir.path().join("bad.bvh");
+    std::fs::write(&bad, "HIERARCHY\nROOT\u{1b}[2J x\n").unwrap();
+    let run = common::run(&["info", bad.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    no_controls("error", &common::stderr(&run));
+}

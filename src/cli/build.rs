@@ -186,6 +186,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         return Ok(Outcome::Success);
     }
     for (file, error) in &failed {
+        let error = super::shown_lines(error);
         if error.starts_with(file.as_str()) {
             eprintln!("error: {error}");
         } else {
@@ -264,7 +265,7 @@ impl Summary {
                     "  {:<10} ← {} ({})",
                     d.joint,
                     d.measure,
-                    d.source.join(" → ")
+                    super::shown(&d.source.join(" → "))
                 );
             }
             if !self.held.is_empty() {

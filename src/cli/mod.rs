@@ -155,7 +155,7 @@ fn decode_motion(data: &[u8], path: &Path) -> Result<mtn::Decoded> {
 
 fn log_warnings(warnings: &[String]) {
     for w in warnings {
-        tracing::warn!("{w}");
+        tracing::warn!("{}", shown(w));
     }
 }
 
@@ -184,6 +184,15 @@ fn shown(text: &str) -> String {
             }
         })
         .collect()
+}
+
+/// A message of several lines, safe to print on a terminal: as [`shown`], but its line
+/// breaks and tabs stay (an error's text can quote a file's name or contents).
+pub fn shown_lines(text: &str) -> String {
+    text.split('\n')
+        .map(|line| shown(&line.replace('\t', " ")))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn deg(urad: i32) -> String {
