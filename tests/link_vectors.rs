@@ -30,6 +30,7 @@ fn the_client_writes_and_reads_the_documented_vectors() {
         // Both replies in one write, to be split at the zeros.
         let mut bytes = vector("status");
         bytes.extend(vector("ack"));
+        bytes.extend(vector("identity"));
         s.write_all(&bytes).unwrap();
         std::thread::sleep(Duration::from_millis(300));
     });
@@ -62,6 +63,7 @@ fn the_client_writes_and_reads_the_documented_vectors() {
                 bad: 1,
                 lost: 2,
                 guarded: 3,
+                played: 6,
                 ..Counters::default()
             },
             applied,
@@ -75,6 +77,15 @@ fn the_client_writes_and_reads_the_documented_vectors() {
                 code: 0
             }
         );
+        // The identity carries the challenge a keyed bridge wants answered.
+        match client.recv().await.unwrap() {
+            Reply::Identity(info, joints) => {
+                assert_eq!((info.model.as_str(), joints), ("ERS-7", 3));
+                assert!(info.signing);
+                assert_eq!(info.challenge, std::array::from_fn(|i| 0xf0 + i as u8));
+            }
+            other => panic!("{other:?}"),
+        }
     });
     bridge.join().unwrap();
 }
