@@ -56,14 +56,17 @@ impl ServoModel {
 }
 
 /// Writes every frame the bridge commands anew (played or ramped) as
-/// `t_us,<locator>…` in µrad; `t_us` counts from the first such frame. While the bridge
-/// holds nothing changes and nothing is written, so a gap in `t_us` is a hold.
+/// `t_us,<locator>…` in µrad; `t_us` counts from the first such frame on the robot's
+/// own clock (8 ms a tick), so a record says what the robot did whatever the machine's
+/// load (how late the clock ran is [`RunReport::lateness`]). While the bridge holds
+/// nothing changes and nothing is written, so a gap in `t_us` is a hold.
 ///
 /// A recording is a log: rows go to the file as they happen and are flushed, so that it
 /// survives the server being killed (rather than being written at the end, atomically).
 pub struct Recorder {
     out: io::BufWriter<std::fs::File>,
-    start: Option<Instant>,
+    /// The bridge's tick of the first row.
+    start: Option<u64>,
     pub rows: u64,
 }
 
@@ -83,12 +86,12 @@ impl Recorder {
         })
     }
 
-    pub fn record(&mut self, at: Instant, output: &Output<'_>) -> io::Result<()> {
+    pub fn record(&mut self, output: &Output<'_>) -> io::Result<()> {
         if !matches!(output.kind, OutputKind::Played | OutputKind::Ramped) {
             return Ok(());
         }
-        let start = *self.start.get_or_insert(at);
-        write!(self.out, "{}", at.duration_since(start).as_micros())?;
+        let start = *self.start.get_or_insert(output.tick);
+        write!(self.out, "{}", (output.tick - start) * TICK_US)?;
         for v in output.pose {
             write!(self.out, ",{v}")?;
         }
@@ -107,7 +110,9 @@ impl Recorder {
 pub enum LinkEvent {
     /// A peer connected; replies go to this writer.
     Connected(u64, Box<dyn Write + Send>, String),
-    Bytes(u64, Vec<u8>),
+    /// Bytes from the peer, and when they arrived: the clock loop hands them to the
+    /// bridge at the tick they arrived in, even when it runs late.
+    Bytes(u64, Vec<u8>, Instant),
     Disconnected(u64, String),
 }
 
@@ -161,7 +166,7 @@ fn forward(
             Ok(0) => break "closed by the host".to_string(),
             Ok(n) => {
                 if events
-                    .send(LinkEvent::Bytes(id, buf[..n].to_vec()))
+                    .send(LinkEvent::Bytes(id, buf[..n].to_vec(), Instant::now()))
                     .is_err()
                 {
                     return;
@@ -206,7 +211,8 @@ pub fn serve_port(
         match port.read(&mut buf) {
             Ok(0) => thread::sleep(Duration::from_millis(5)),
             Ok(n) => {
-                if events.send(LinkEvent::Bytes(0, buf[..n].to_vec())).is_err() {
+                let bytes = LinkEvent::Bytes(0, buf[..n].to_vec(), Instant::now());
+                if events.send(bytes).is_err() {
                     return;
                 }
             }
@@ -239,6 +245,59 @@ impl Write for PortWriter {
 pub struct RunReport {
     pub ticks: u64,
     pub recorded: u64,
+    /// How late each tick ran against its 8 ms schedule.
+    pub lateness: Lateness,
+}
+
+/// A histogram of lateness in 10 µs steps up to 10 ms (later ones share the last
+/// step), so a server left running for days keeps a fixed size.
+#[derive(Debug, Clone)]
+pub struct Lateness {
+    counts: Vec<u64>,
+    max_us: u64,
+}
+
+impl Default for Lateness {
+    fn default() -> Self {
+        Lateness {
+            counts: vec![0; Self::STEPS],
+            max_us: 0,
+        }
+    }
+}
+
+impl Lateness {
+    const STEP_US: u64 = 10;
+    const STEPS: usize = 1_001;
+
+    pub fn add(&mut self, late: Duration) {
+        let us = late.as_micros().min(u128::from(u64::MAX)) as u64;
+        let step = ((us / Self::STEP_US) as usize).min(Self::STEPS - 1);
+        self.counts[step] += 1;
+        self.max_us = self.max_us.max(us);
+    }
+
+    /// The lateness (µs, to 10 µs) that a share `q` (0 to 1) of the ticks did not
+    /// exceed; `None` before any tick.
+    pub fn percentile_us(&self, q: f64) -> Option<u64> {
+        let total: u64 = self.counts.iter().sum();
+        if total == 0 {
+            return None;
+        }
+        let rank = ((total as f64 * q.clamp(0.0, 1.0)).ceil() as u64).max(1);
+        let mut seen = 0;
+        for (step, &n) in self.counts.iter().enumerate() {
+            seen += n;
+            if seen >= rank {
+                return Some((step as u64 * Self::STEP_US).min(self.max_us));
+            }
+        }
+        Some(self.max_us)
+    }
+
+    pub fn max_us(&self) -> u64 {
+        self.max_us
+    }
 }
 
 /// Runs the bridge on an 8 ms clock until `stop` is set; returns what it saw.
@@ -260,40 +319,39 @@ pub fn run(
     let tick = Duration::from_micros(TICK_US);
     let start = Instant::now();
     let mut last_state = bridge.state();
+    // An event that arrived after the tick at hand, kept for its own tick.
+    let mut waiting: Option<LinkEvent> = None;
     while !stop.load(Ordering::Relaxed) {
         let deadline = start + tick * report.ticks as u32;
-        // Take what has arrived while waiting for the deadline.
+        // Hand over what has arrived up to this tick's deadline. On a busy machine this
+        // loop can run late, but bytes still reach the bridge at the tick they arrived
+        // in, so what the robot does depends on when bytes came, not on when this thread
+        // got to run.
         loop {
-            let now = Instant::now();
-            if now >= deadline {
-                break;
-            }
-            let wait = (deadline - now).saturating_sub(Duration::from_micros(700));
-            let event = if wait.is_zero() {
-                match events.try_recv() {
-                    Ok(e) => Ok(e),
-                    Err(mpsc::TryRecvError::Empty) => Err(RecvTimeoutError::Timeout),
-                    Err(mpsc::TryRecvError::Disconnected) => Err(RecvTimeoutError::Disconnected),
-                }
-            } else {
-                events.recv_timeout(wait)
+            let e = match waiting.take() {
+                Some(e) => e,
+                None => match next_event(&events, deadline) {
+                    Next::Event(e) => e,
+                    Next::Tick => break,
+                    Next::Closed => return Ok(report),
+                },
             };
-            match event {
-                Ok(e) => handle_event(e, bridge, &mut link, log),
-                Err(RecvTimeoutError::Timeout) => {
-                    if wait.is_zero() {
-                        std::hint::spin_loop();
-                    }
+            if let LinkEvent::Bytes(_, _, at) = &e {
+                if *at > deadline && Instant::now() >= deadline {
+                    waiting = Some(e);
+                    break;
                 }
-                Err(RecvTimeoutError::Disconnected) => return Ok(report),
             }
+            handle_event(e, bridge, &mut link, log);
         }
-        let at = Instant::now();
+        report
+            .lateness
+            .add(Instant::now().saturating_duration_since(deadline));
         let output = bridge.tick(&mut |bytes| link.outbox.extend_from_slice(bytes));
         servos.follow(&output);
         if let Some(r) = &mut recorder {
             let before = r.rows;
-            r.record(at, &output)?;
+            r.record(&output)?;
             if r.rows != before {
                 r.flush()?;
             }
@@ -315,6 +373,43 @@ pub fn run(
         report.recorded = r.rows;
     }
     Ok(report)
+}
+
+enum Next {
+    Event(LinkEvent),
+    /// Nothing more before the deadline: time to tick.
+    Tick,
+    /// Every transport has gone.
+    Closed,
+}
+
+/// The next event, waiting for one until `deadline` (sleeping, then spinning for the
+/// last 0.7 ms); past the deadline, only what has already arrived.
+fn next_event(events: &Receiver<LinkEvent>, deadline: Instant) -> Next {
+    loop {
+        let now = Instant::now();
+        let wait = deadline
+            .saturating_duration_since(now)
+            .saturating_sub(Duration::from_micros(700));
+        let got = if wait.is_zero() {
+            events.try_recv().map_err(|e| match e {
+                mpsc::TryRecvError::Empty => RecvTimeoutError::Timeout,
+                mpsc::TryRecvError::Disconnected => RecvTimeoutError::Disconnected,
+            })
+        } else {
+            events.recv_timeout(wait)
+        };
+        match got {
+            Ok(e) => return Next::Event(e),
+            Err(RecvTimeoutError::Disconnected) => return Next::Closed,
+            Err(RecvTimeoutError::Timeout) if Instant::now() >= deadline => return Next::Tick,
+            Err(RecvTimeoutError::Timeout) => {
+                if wait.is_zero() {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+    }
 }
 
 /// The connection replies go to.
@@ -348,7 +443,7 @@ fn handle_event(e: LinkEvent, bridge: &mut Bridge, link: &mut Link, log: &mut dy
             link.id = id;
             link.writer = Some(w);
         }
-        LinkEvent::Bytes(id, bytes) if id == link.id => {
+        LinkEvent::Bytes(id, bytes, _) if id == link.id => {
             bridge.receive(&bytes, &mut |b| link.outbox.extend_from_slice(b));
             link.send_outbox();
         }

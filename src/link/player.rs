@@ -3,9 +3,11 @@
 //!
 //! Pacing runs on a dedicated thread that sleeps to 1 ms before each deadline and spins
 //! the rest (tokio's timers are millisecond-grained and round up: measured p99 lateness
-//! 3–6 ms; sleep-then-spin gives well under 1 ms). Deadlines are `t0 + k × 16 ms`, never "16 ms
-//! after the last", so the schedule cannot drift; a pacer that wakes past the next
-//! deadline skips to the newest frame instead of bursting.
+//! 3–6 ms; sleep-then-spin gives well under 1 ms). Deadlines are `due₀ + k × 16 ms −
+//! ahead`, never "16 ms after the last", so the schedule cannot drift. Each frame leaves
+//! `ahead` (half the bridge's jitter buffer, 128 ms by default) before the robot applies
+//! it, so a host the machine's load holds up for less than that loses nothing; a frame
+//! whose moment has passed at the robot is skipped, never sent late.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -341,29 +343,78 @@ fn check_model(motion: &Motion, info: &BridgeInfo, force: bool) -> Result<(), Li
     Ok(())
 }
 
-/// The pacing thread: sends `(k, deadline)` at each frame's deadline, skipping ahead
-/// when it wakes too late for a frame. Ends after `frames` or when the receiver goes.
-fn spawn_pacer(t0: Instant, first: u64, frames: u64) -> mpsc::UnboundedReceiver<(u64, Instant)> {
+/// When each stream frame is due at the robot, as the host reckons it: frame `first`
+/// at `due`, each next one 16 ms later.
+#[derive(Debug, Clone, Copy)]
+struct Schedule {
+    first: u64,
+    due: Instant,
+    /// When the stream started: the first frames are sent from then on.
+    started: Instant,
+    /// How long before its due time a frame is sent.
+    ahead: Duration,
+}
+
+impl Schedule {
+    /// The schedule of a stream the bridge has just acknowledged: it applies the first
+    /// frame `latency_ticks` after the start arrived, and buffers `buffer_frames`.
+    fn started(first: u64, info: &BridgeInfo) -> Schedule {
+        let latency = Duration::from_millis(8 * u64::from(info.latency_ticks));
+        let buffer = FRAME_PERIOD * u32::from(info.buffer_frames.max(1));
+        let now = Instant::now();
+        Schedule {
+            first,
+            due: now + latency,
+            started: now,
+            ahead: (buffer / 2).min(Duration::from_millis(128)),
+        }
+    }
+
+    fn due(&self, k: u64) -> Instant {
+        self.due + FRAME_PERIOD * k.saturating_sub(self.first) as u32
+    }
+
+    fn send_at(&self, k: u64) -> Instant {
+        let at = self.due(k).checked_sub(self.ahead).unwrap_or(self.started);
+        at.max(self.started)
+    }
+
+    /// The first frame from `k` on that can still reach the robot in time.
+    fn first_useful(&self, k: u64, now: Instant) -> u64 {
+        // A frame needs a little time on the line; one due sooner is skipped.
+        let reach = now + Duration::from_millis(4);
+        match reach.checked_duration_since(self.due) {
+            Some(past) => {
+                k.max(self.first + (past.as_micros() / FRAME_PERIOD.as_micros()) as u64 + 1)
+            }
+            None => k,
+        }
+    }
+}
+
+/// The pacing thread: hands over `(k, deadline)` at each frame's sending time, skipping
+/// the frames that could no longer reach the robot in time. Ends after `frames` or when
+/// the receiver goes.
+fn spawn_pacer(schedule: Schedule, frames: u64) -> mpsc::UnboundedReceiver<(u64, Instant)> {
     let (tx, rx) = mpsc::unbounded_channel();
     std::thread::spawn(move || {
-        let mut k = first;
+        let mut k = schedule.first;
         while k < frames {
-            let deadline = t0 + FRAME_PERIOD * k as u32;
-            let now = Instant::now();
-            if let Some(wait) = deadline.checked_duration_since(now) {
+            let deadline = schedule.send_at(k);
+            if let Some(wait) = deadline.checked_duration_since(Instant::now()) {
                 if let Some(sleep) = wait.checked_sub(Duration::from_millis(1)) {
                     std::thread::sleep(sleep);
                 }
                 while Instant::now() < deadline {
                     std::hint::spin_loop();
                 }
-            } else {
-                // Late: skip to the newest frame already due.
-                let due = (now.duration_since(t0).as_micros() / FRAME_PERIOD.as_micros()) as u64;
-                k = k.max(due.min(frames - 1));
             }
-            let deadline = t0 + FRAME_PERIOD * k as u32;
-            if tx.send((k, deadline)).is_err() {
+            // Late (a busy machine): send what can still arrive in time, skip the rest.
+            k = schedule.first_useful(k, Instant::now());
+            if k >= frames {
+                return;
+            }
+            if tx.send((k, schedule.send_at(k))).is_err() {
                 return;
             }
             k += 1;
@@ -393,19 +444,13 @@ async fn stream(
         .await?
         .map(|s| s.counters);
     let stream_id = 1;
-    expect_ok(
-        &mut client,
-        &Message::StreamStart {
-            stream: stream_id,
-            first_tick: 0,
-        },
-        opts,
-    )
-    .await?;
-    // A little lead so the first deadline is not already past when the pacer starts; the
-    // rest of the bridge's latency (48 ms) is the allowance for transit and jitter.
-    let t0 = Instant::now() + Duration::from_millis(5);
-    let mut pacer = spawn_pacer(t0, 0, frames);
+    let start = |first: u64| Message::StreamStart {
+        stream: stream_id,
+        first_tick: (2 * first) as u32,
+    };
+    expect_ok(&mut client, &start(0), opts).await?;
+    let mut schedule = Schedule::started(0, &info);
+    let mut pacer = spawn_pacer(schedule, frames);
     let mut next = 0u64;
     let mut status_poll = tokio::time::interval(Duration::from_millis(100));
     while next < frames {
@@ -414,11 +459,8 @@ async fn stream(
         }
         tokio::select! {
             paced = pacer.recv() => {
-                let Some((mut k, mut deadline)) = paced else { break };
-                // Behind? Send only the newest frame due.
-                while let Ok((k2, d2)) = pacer.try_recv() {
-                    (k, deadline) = (k2, d2);
-                }
+                let Some((k, deadline)) = paced else { break };
+                // The pacer skipped what could not arrive in time; the rest all goes.
                 report.frames_skipped += k - next;
                 let Some(frame) = stream_frame(motion, pass, loops, k) else { break };
                 let bytes = client.encode(&Message::Frame(frame));
@@ -429,8 +471,12 @@ async fn stream(
                     Ok(()) => report.frames_sent += 1,
                     Err(_) => {
                         client = reconnect(opts, &mut report, next, progress).await?;
-                        expect_ok(&mut client, &Message::StreamStart { stream: stream_id, first_tick: (2 * next) as u32 }, opts).await?;
-                        pacer = spawn_pacer(t0, next, frames);
+                        let resume = schedule.first_useful(next, Instant::now());
+                        report.frames_skipped += resume - next;
+                        next = resume;
+                        expect_ok(&mut client, &start(next), opts).await?;
+                        schedule = Schedule::started(next, &info);
+                        pacer = spawn_pacer(schedule, frames);
                     }
                 }
             }
@@ -453,11 +499,14 @@ async fn stream(
                 Ok(_) => {}
                 Err(_) => {
                     client = reconnect(opts, &mut report, next, progress).await?;
-                    let resume = (Instant::now().saturating_duration_since(t0).as_micros() / FRAME_PERIOD.as_micros()) as u64 + 1;
-                    report.frames_skipped += resume.saturating_sub(next);
-                    next = next.max(resume);
-                    expect_ok(&mut client, &Message::StreamStart { stream: stream_id, first_tick: (2 * next) as u32 }, opts).await?;
-                    pacer = spawn_pacer(t0, next, frames);
+                    // Frames handed to the link that went down are lost with it: resume at
+                    // the first frame still to come.
+                    let resume = schedule.first_useful(next, Instant::now());
+                    report.frames_skipped += resume - next;
+                    next = resume;
+                    expect_ok(&mut client, &start(next), opts).await?;
+                    schedule = Schedule::started(next, &info);
+                    pacer = spawn_pacer(schedule, frames);
                 }
             },
             _ = status_poll.tick() => {

@@ -41,7 +41,8 @@ struct Args {
     /// Robot model: ERS-210, ERS-220, ERS-7 or a design label (DRX-910, DRX-900, DRX-1000).
     #[arg(long, value_name = "MODEL")]
     profile: String,
-    /// Write every 8 ms frame commanded anew as `t_us,<locator>…` in µrad (holds write nothing).
+    /// Write every 8 ms frame commanded anew as `t_us,<locator>…` in µrad; `t_us` is on
+    /// the robot's clock (8 ms a tick), and holds write nothing.
     #[arg(long, value_name = "FILE.csv")]
     record: Option<PathBuf>,
     /// Accept only frames signed with this key (64 hex digits); replies are signed too.
