@@ -57,6 +57,16 @@ pub struct Report {
     pub violations: Vec<Violation>,
     /// Columns that could not be checked, and other doubts.
     pub warnings: Vec<String>,
+    /// The locators of the motion's columns that are no joint of the profile: they
+    /// were not checked.
+    pub unchecked: Vec<String>,
+}
+
+impl Report {
+    /// Whether every column of the motion was checked.
+    pub fn complete(&self) -> bool {
+        self.unchecked.is_empty()
+    }
 }
 
 /// Checks every keyframe and segment of `motion` against `profile`. Joints are matched
@@ -64,6 +74,7 @@ pub struct Report {
 pub fn check(motion: &Motion, profile: &Profile) -> Report {
     let mut violations = Vec::new();
     let mut warnings = Vec::new();
+    let mut unchecked = Vec::new();
     if !motion
         .design_label
         .eq_ignore_ascii_case(&profile.design_label)
@@ -81,6 +92,7 @@ pub fn check(motion: &Motion, profile: &Profile) -> Report {
                 "column {col} ({locator}) is not a joint of the {}: not checked",
                 profile.model
             ));
+            unchecked.push(locator.clone());
             continue;
         };
         let values = motion
@@ -153,5 +165,6 @@ pub fn check(motion: &Motion, profile: &Profile) -> Report {
     Report {
         violations,
         warnings,
+        unchecked,
     }
 }

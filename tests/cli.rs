@@ -214,9 +214,35 @@ fn check_exit_status_and_json() {
     let expected = (30f64).to_radians() / 0.016;
     assert!((speed["speed_rad_s"].as_f64().unwrap() - expected).abs() < 1e-3);
 
-    // Against a profile that does not know these joints: nothing checked, said so.
-    let out = common::run(&["check", &path, "--profile", "ERS-210"]);
-    assert!(common::stderr(&out).contains("not a joint of the ERS-210"));
+    // Against a profile that does not know these joints: nothing to check, a usage
+    // error, even when only shared joints are asked for.
+    for partial in [&[][..], &["--partial"][..]] {
+        let mut args = vec!["check", path.as_str(), "--profile", "ERS-210"];
+        args.extend(partial);
+        let out = common::run(&args);
+        assert_eq!(out.status.code(), Some(2));
+        let err = common::stderr(&out);
+        assert!(err.contains("is a joint of the ERS-210"), "{err}");
+        assert!(err.contains("convert"), "{err}");
+        assert!(common::stdout(&out).is_empty());
+    }
+
+    // A motion sharing only some joints: refused, unless --partial checks those.
+    let mut some = mtn::from_json(&json).unwrap();
+    some.locators[4] = "PRM:/r9/unknown".into();
+    let some_path = write_motion(dir.path(), "some.mtn", &some);
+    let out = common::run(&["check", &some_path, "--profile", "ERS-7"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = common::stderr(&out);
+    assert!(
+        err.contains(
+            "1 of its 20 columns are not joints of the ERS-7 (DRX-1000) (PRM:/r9/unknown)"
+        ) && err.contains("--partial to check only the 19 joints they share"),
+        "{err}"
+    );
+    let out = common::run(&["check", &some_path, "--profile", "ERS-7", "--partial"]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stderr(&out));
+    assert!(common::stderr(&out).contains("not a joint of the ERS-7: not checked"));
 
     let out = common::run(&["check", &path, "--profile", "ERS-999"]);
     assert_eq!(out.status.code(), Some(2));

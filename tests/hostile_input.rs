@@ -185,11 +185,22 @@ fn names_from_files_reach_the_terminal_escaped_from_build_check_and_errors() {
     no_controls("build stdout", &stdout);
     no_controls("build stderr", &common::stderr(&run));
     // A locator no profile knows, carrying the same: check's warning shows it escaped.
-    let mut motion = common::synthetic_motion(5, &[2]);
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/hello-ers7.json"
+    ))
+    .unwrap();
+    let mut motion = mtn::from_json(&example).unwrap();
     motion.locators[0] = "PRM:/evil\u{1b}]0;pwned\u{7}".into();
     let mtn_path = dir.path().join("evil-locator.mtn");
     std::fs::write(&mtn_path, mtn::encode(&motion).unwrap()).unwrap();
-    let run = common::run(&["check", mtn_path.to_str().unwrap(), "--profile", "ERS-7"]);
+    let run = common::run(&[
+        "check",
+        mtn_path.to_str().unwrap(),
+        "--profile",
+        "ERS-7",
+        "--partial",
+    ]);
     let stderr = common::stderr(&run);
     assert!(stderr.contains("evil\\u{1b}]0;pwned"), "{stderr}");
     no_controls("check stderr", &stderr);

@@ -9,7 +9,9 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// Report every keyframe value outside a joint's limits and every segment faster than
-/// the joint can move. Exit status 1 when anything is reported, 0 when clean.
+/// the joint can move. Exit status 1 when anything is reported, 0 when clean, 2 when
+/// the motion has columns the profile does not know (a motion for another robot),
+/// unless --partial.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  aibo-motion check dance.mtn\n  \
                         aibo-motion check dance.mtn --profile ERS-7 --json\n\n\
@@ -24,6 +26,9 @@ pub struct Args {
     /// One JSON object on stdout instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Check only the joints the motion shares with the profile, when it has others.
+    #[arg(long)]
+    pub partial: bool,
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
@@ -40,6 +45,34 @@ pub fn run(args: Args) -> Result<Outcome> {
         })?,
     };
     let report = check(&motion, &profile);
+    let columns = motion.locators.len();
+    if report.unchecked.len() == columns && columns > 0 {
+        anyhow::bail!(
+            "{}: none of its {columns} columns is a joint of the {} (the motion is \
+             labelled {}): nothing to check; name its own model with --profile, or convert \
+             it with `aibo-motion convert {} --to {}`",
+            args.file.display(),
+            profile.title(),
+            motion.design_label,
+            args.file.display(),
+            profile.model
+        );
+    }
+    if !report.complete() && !args.partial {
+        anyhow::bail!(
+            "{}: {} of its {columns} columns are not joints of the {} ({}): check it \
+             against its own model ({}), convert it with `aibo-motion convert {} --to {}`, \
+             or pass --partial to check only the {} joints they share",
+            args.file.display(),
+            report.unchecked.len(),
+            profile.title(),
+            super::shown(&abridged(&report.unchecked)),
+            motion.design_label,
+            args.file.display(),
+            profile.model,
+            columns - report.unchecked.len()
+        );
+    }
     super::log_warnings(&report.warnings);
     let mut warnings = decoded.warnings;
     warnings.extend(report.warnings.iter().cloned());
@@ -91,6 +124,14 @@ pub fn run(args: Args) -> Result<Outcome> {
     } else {
         Outcome::Finding
     })
+}
+
+/// The first few of a list, for a message.
+fn abridged(items: &[String]) -> String {
+    match items {
+        [a, b, c, _, ..] => format!("{a}, {b}, {c} and {} more", items.len() - 3),
+        _ => items.join(", "),
+    }
 }
 
 fn describe(v: &Violation) -> String {
