@@ -93,6 +93,50 @@ pub fn change_model(motion: &Motion, from: &Profile, to: &Profile) -> (Motion, V
     (converted, notes)
 }
 
+/// The motion with every segment that moves a joint faster than `profile` allows made
+/// just long enough (whole 16 ms frames) for its fastest joint, and the time that added,
+/// in ms. A motion brought to another model (a slower one) keeps its joints' speeds so.
+pub fn fit_speeds(motion: &Motion, profile: &Profile) -> Result<(Motion, u64), ScaleError> {
+    let limits: Vec<Option<f64>> = motion
+        .locators
+        .iter()
+        .map(|loc| profile.joint_by_locator(loc).and_then(|j| j.max_speed))
+        .collect();
+    let mut keyframes = motion.keyframes.clone();
+    let mut added_ms = 0;
+    for k in 1..keyframes.len() {
+        let (before, rest) = keyframes.split_at_mut(k);
+        let (from, to) = (&before[k - 1], &mut rest[0]);
+        // The fewest whole frames in which every joint keeps to its speed.
+        let frames_needed = from
+            .joints
+            .iter()
+            .zip(&to.joints)
+            .zip(&limits)
+            .filter_map(|((&a, &b), limit)| {
+                let change = (i64::from(b) - i64::from(a)).unsigned_abs() as f64 / 1e6;
+                let seconds = change / (*limit)?;
+                Some((seconds * 1000.0 / f64::from(crate::mtn::FRAME_MS)).ceil())
+            })
+            .fold(0.0, f64::max);
+        let frames = f64::from(to.frames_before) + 1.0;
+        if frames_needed > frames {
+            let n = frames_needed - 1.0;
+            if n > f64::from(crate::mtn::MAX_FRAMES_BEFORE) {
+                return Err(ScaleError::TooLong { keyframe: k });
+            }
+            added_ms += (frames_needed - frames) as u64 * u64::from(crate::mtn::FRAME_MS);
+            to.frames_before = n as u32;
+        }
+    }
+    let fitted = Motion {
+        keyframes,
+        layout: Layout::default(),
+        ..motion.clone()
+    };
+    Ok((fitted, added_ms))
+}
+
 /// Left and right swapped: left legs take the right legs' values and the reverse (their
 /// angles mean the same on both sides), ears swap, and head pan and roll, tail pan and
 /// body roll and yaw change sign.

@@ -2,7 +2,7 @@
 
 mod common;
 
-use aibo_motion::edit::{change_model, mirror, reverse, scale_time};
+use aibo_motion::edit::{change_model, fit_speeds, mirror, reverse, scale_time};
 use aibo_motion::mtn::{self, Keyframe, Layout, Motion};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::units::deg_to_urad;
@@ -33,8 +33,12 @@ fn motion(model: &str, values: &[(&str, f64)], interps: &[u32]) -> Motion {
             roll: 1000 * k as i32,
             pitch: 0,
             yaw: -500 * k as i32,
-            // Each keyframe a little different, so order matters.
-            joints: row.iter().map(|v| v + k as i32).collect(),
+            // Each keyframe a little different, so order matters (ears keep their state).
+            joints: row
+                .iter()
+                .zip(&p.joints)
+                .map(|(v, j)| if j.binary { *v } else { v + k as i32 })
+                .collect(),
         })
         .collect();
     Motion {
@@ -263,4 +267,71 @@ fn convert_on_the_command_line_and_sonys_walk_slows_down() {
         slow.to_str().unwrap(),
     ]);
     assert!(run.status.success());
+}
+
+#[test]
+fn fit_speeds_lengthens_only_the_segments_a_joint_cannot_keep_up_with() {
+    let p = Profile::builtin("ERS-7").unwrap();
+    let limit = p.joint_by_name("head_pan").unwrap().max_speed.unwrap();
+    // Head pan 0° → 60° in one 16 ms frame, then back in 200 frames (slow enough).
+    let m = motion("ERS-7", &[], &[0, 199]);
+    let mut m = m;
+    let pan = p.joints.iter().position(|j| j.name == "head_pan").unwrap();
+    m.keyframes[1].joints[pan] = deg_to_urad(60.0);
+    let (fitted, added_ms) = fit_speeds(&m, &p).unwrap();
+    // 60° at `limit` rad/s takes 60° in radians / limit seconds: whole 16 ms frames.
+    let frames = ((60f64.to_radians() / limit) / 0.016).ceil() as u32;
+    assert_eq!(fitted.keyframes[1].frames_before, frames - 1);
+    assert_eq!(
+        fitted.keyframes[2].frames_before, 199,
+        "the slow segment is untouched"
+    );
+    assert_eq!(added_ms, u64::from(frames - 1) * 16);
+    let report = aibo_motion::check::check(&fitted, &p);
+    assert!(report.violations.is_empty(), "{:?}", report.violations);
+    // One frame fewer would be too fast: the fit is the shortest.
+    let mut shorter = fitted.clone();
+    shorter.keyframes[1].frames_before -= 1;
+    assert!(!aibo_motion::check::check(&shorter, &p)
+        .violations
+        .is_empty());
+}
+
+#[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
+fn every_sony_motion_converted_to_another_model_passes_check() {
+    let dir = common::shared("mtn-samples");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut converted = 0;
+    for path in common::mtn_files(&dir) {
+        let Ok(decoded) = mtn::decode(&std::fs::read(&path).unwrap()) else {
+            continue; // the malformed sample
+        };
+        let from = decoded.motion.design_label.clone();
+        for to in ["ERS-210", "ERS-7"] {
+            if Profile::builtin(to).unwrap().design_label == from {
+                continue;
+            }
+            let out = tmp.path().join("converted.mtn");
+            let run = common::run(&[
+                "convert",
+                path.to_str().unwrap(),
+                "--to",
+                to,
+                "-o",
+                out.to_str().unwrap(),
+            ]);
+            assert!(run.status.success(), "{}", common::stderr(&run));
+            let check = common::run(&["check", out.to_str().unwrap()]);
+            assert_eq!(
+                check.status.code(),
+                Some(0),
+                "{} to the {to}: {}",
+                path.display(),
+                common::stdout(&check)
+            );
+            converted += 1;
+        }
+    }
+    assert!(converted >= 19, "{converted}");
 }

@@ -1,7 +1,7 @@
 //! `aibo-motion convert`: a motion on another model, mirrored, reversed or re-timed.
 
 use super::{load_motion, Outcome};
-use aibo_motion::edit::{change_model, mirror, reverse, scale_time};
+use aibo_motion::edit::{change_model, fit_speeds, mirror, reverse, scale_time};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::{fsio, mtn};
 use anyhow::Result;
@@ -16,8 +16,11 @@ use std::path::PathBuf;
                         aibo-motion convert sit.mtn --reverse --speed 0.5 -o stand-slowly.mtn\n\n\
                         Joints are matched by meaning, not locator (the tail's locators swap \
                         meaning between models); joints the target lacks are dropped, joints it \
-                        adds take its stand posture, and every value is held within the target's \
-                        limits. Operations apply in the order: model, mirror, reverse, speed."
+                        adds take its stand posture, every value is held within the target's \
+                        limits, and a segment that would outrun one of its joints is lengthened \
+                        (the warning says how much longer the motion became), so the result \
+                        passes `check`. Operations apply in the order: model, mirror, reverse, \
+                        speed."
 )]
 pub struct Args {
     /// The MTN motion to convert.
@@ -67,7 +70,20 @@ pub fn run(args: Args) -> Result<Outcome> {
         for note in notes {
             tracing::warn!("{note}");
         }
-        out = converted;
+        // The target's joints may be slower: segments that would outrun them last longer.
+        let before_ms = converted.duration_ms();
+        let (fitted, added_ms) = fit_speeds(&converted, &to)?;
+        if added_ms > 0 {
+            tracing::warn!(
+                "segments lengthened to keep within the {}'s joint speeds: the motion lasts \
+                 {} instead of {} (+{:.0}%)",
+                to.model,
+                super::seconds(before_ms + added_ms),
+                super::seconds(before_ms),
+                100.0 * added_ms as f64 / before_ms.max(1) as f64
+            );
+        }
+        out = fitted;
     }
     if args.mirror {
         out = mirror(&out, &to);
