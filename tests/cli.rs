@@ -495,3 +495,58 @@ fn oda_pack_takes_a_folder_of_files() {
         .collect();
     assert_eq!(names, ["sit", "walk"]);
 }
+
+#[test]
+fn a_limb_the_source_lacks_is_named_with_the_joints_that_hold_still() {
+    let dir = tempfile::tempdir().unwrap();
+    let frames: Vec<Vec<(&str, char, f64)>> = (0..30)
+        .map(|i| {
+            vec![
+                ("LeftArm", 'x', f64::from(i)),
+                ("RightArm", 'x', f64::from(i)),
+            ]
+        })
+        .collect();
+    let whole = common::performer_bvh(&frames, 1.0 / 30.0);
+    // The same performer whose left forearm and hand carry names no one would know.
+    let armless = whole
+        .replace("JOINT LeftForeArm", "JOINT Gizmo1")
+        .replace("JOINT LeftHand", "JOINT Gizmo2");
+    assert_ne!(armless, whole);
+    let build = |name: &str, text: &str| {
+        let input = dir.path().join(name);
+        std::fs::write(&input, text).unwrap();
+        let out = dir.path().join("out.mtn");
+        common::run(&[
+            "build",
+            input.to_str().unwrap(),
+            "--profile",
+            "ERS-7",
+            "-o",
+            out.to_str().unwrap(),
+            "--json",
+        ])
+    };
+    let run = build("armless.bvh", &armless);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    let warnings: Vec<&str> = v["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    let expected = "no left arm found in the source (an upper arm with a forearm and a hand \
+                    below it, such as LeftArm → LeftForeArm → LeftHand): lf_j1, lf_j2, lf_j3 \
+                    hold the start posture";
+    assert_eq!(warnings, [expected]);
+    assert!(
+        common::stderr(&run).contains(expected),
+        "{}",
+        common::stderr(&run)
+    );
+    // The whole performer: no such warning.
+    let run = build("whole.bvh", &whole);
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    assert_eq!(v["warnings"], serde_json::json!([]));
+}

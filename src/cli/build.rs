@@ -461,6 +461,12 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         let w = "no joint of the source matched the profile's mappings: the motion only holds the posture";
         tracing::warn!("{}: {w}", input.display());
         warnings.push(w.to_string());
+    } else {
+        // A part of the body the mappings want but the source lacks: say what holds still.
+        for w in tracks.unmeasured_sentences() {
+            tracing::warn!("{}: {}", input.display(), super::shown(&w));
+            warnings.push(w);
+        }
     }
     Ok(Summary {
         input: input.to_path_buf(),

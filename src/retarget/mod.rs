@@ -49,6 +49,36 @@ pub struct Tracks {
     pub body: Option<[Vec<f64>; 3]>,
     /// What the tracks were measured from.
     pub performer: Performer,
+    /// Body parts a mapping asked for that the source lacks (`head`, `left_arm`, …),
+    /// each with the robot joints that therefore have no track.
+    pub unmeasured: Vec<(String, Vec<String>)>,
+}
+
+impl Tracks {
+    /// What a missing body part means for the motion, a sentence each, for people.
+    pub fn unmeasured_sentences(&self) -> Vec<String> {
+        self.unmeasured
+            .iter()
+            .map(|(part, joints)| {
+                let chain = match part.as_str() {
+                    "head" => "a joint named as a head",
+                    p if p.ends_with("_arm") => {
+                        "an upper arm with a forearm and a hand below it, such as LeftArm → \
+                         LeftForeArm → LeftHand"
+                    }
+                    _ => {
+                        "a thigh with a shin and a foot below it, such as LeftUpLeg → \
+                         LeftLeg → LeftFoot"
+                    }
+                };
+                format!(
+                    "no {} found in the source ({chain}): {} hold the start posture",
+                    part.replace('_', " "),
+                    joints.join(", ")
+                )
+            })
+            .collect()
+    }
 }
 
 /// How the legs follow the performer's limbs.
@@ -110,6 +140,12 @@ pub fn retarget(
 
     let mut joints: Vec<Option<Vec<f64>>> = vec![None; profile.joints.len()];
     let mut drivers = Vec::new();
+    let mut unmeasured: Vec<(String, Vec<String>)> = Vec::new();
+    let mut missing = |part: &str, joint: &str| match unmeasured.iter_mut().find(|(p, _)| p == part)
+    {
+        Some((_, joints)) => joints.push(joint.to_string()),
+        None => unmeasured.push((part.to_string(), vec![joint.to_string()])),
+    };
     for m in mappings {
         let Some(index) = profile.joints.iter().position(|j| j.name == m.joint) else {
             return Err(no_such_joint(&m.joint));
@@ -119,6 +155,7 @@ pub fn retarget(
         };
         let (values, source) = if part == "head" {
             let Some(head) = &performer.head else {
+                missing(part, &m.joint);
                 continue;
             };
             let values = head
@@ -132,6 +169,7 @@ pub fn retarget(
                 return Err(unknown_measure(m));
             };
             let Some(track) = performer.limb(limb) else {
+                missing(part, &m.joint);
                 continue;
             };
             let values = track
@@ -189,6 +227,7 @@ pub fn retarget(
         frames: clip.frames,
         body,
         performer,
+        unmeasured,
     })
 }
 
