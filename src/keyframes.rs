@@ -236,6 +236,11 @@ impl Default for Options {
 /// over its joint's limit.
 const SPEED_HEADROOM: f64 = 0.995;
 
+/// The ramps from the start posture and to the end posture move each joint at most
+/// this share of its top speed: gently, as the bridge's own ramp to rest does, rather
+/// than snapping into and out of the motion.
+pub const RAMP_SPEED_SHARE: f64 = 0.25;
+
 /// Why tracks cannot become a motion.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum KeyframeError {
@@ -264,6 +269,8 @@ pub struct Keyframed {
     /// When the source's first frame plays, in ms from the motion's start: after the
     /// ramp from the start posture.
     pub source_start_ms: u64,
+    /// How long the ramp from the motion's last pose to the end posture lasts, ms.
+    pub ramp_out_ms: u64,
 }
 
 /// A motion from retargeted tracks: every joint on the keyframe grid, within its limits
@@ -341,12 +348,15 @@ pub fn build_motion(
             .chain(p.joints.iter().copied())
             .collect()
     };
-    let limits: Vec<Option<f64>> = [None, None, None].into_iter().chain(max_step).collect();
+    let ramp_limits: Vec<Option<f64>> = [None, None, None]
+        .into_iter()
+        .chain(max_step.iter().map(|s| s.map(|s| s * RAMP_SPEED_SHARE)))
+        .collect();
 
     // Rows: start posture, a ramp into the motion, the motion, a ramp to the end posture.
     let start_row = posture_row(start);
     let first = motion_row(0);
-    let steps = ramp_length(&start_row, &first, &limits);
+    let steps = ramp_length(&start_row, &first, &ramp_limits);
     let source_start_ms = steps as u64 * u64::from(options.frame_ms);
     let mut rows = vec![start_row.clone()];
     rows.extend(ramp(&start_row, &first, steps));
@@ -356,7 +366,8 @@ pub fn build_motion(
     rows.extend((1..samples).map(motion_row));
     let last = rows.last().cloned().unwrap_or_default();
     let end_row = posture_row(end);
-    let steps = ramp_length(&last, &end_row, &limits).max(1);
+    let steps = ramp_length(&last, &end_row, &ramp_limits).max(1);
+    let ramp_out_ms = steps as u64 * u64::from(options.frame_ms);
     rows.extend(ramp(&last, &end_row, steps));
 
     let grid: Vec<Vec<i32>> = rows
@@ -380,6 +391,7 @@ pub fn build_motion(
     Ok(Keyframed {
         motion,
         source_start_ms,
+        ramp_out_ms,
     })
 }
 

@@ -21,8 +21,11 @@ pub struct BuildOptions {
 pub struct Built {
     pub motion: Motion,
     pub tracks: Tracks,
-    /// When the clip's first frame plays, in ms from the motion's start.
+    /// When the clip's first frame plays, in ms from the motion's start: the length of
+    /// the ramp from the start posture.
     pub source_start_ms: u64,
+    /// The length of the ramp from the clip's last frame to the end posture, ms.
+    pub ramp_out_ms: u64,
 }
 
 impl Built {
@@ -60,5 +63,6 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
         motion: keyframed.motion,
         tracks,
         source_start_ms: keyframed.source_start_ms,
+        ramp_out_ms: keyframed.ramp_out_ms,
     })
 }

@@ -214,6 +214,9 @@ struct Summary {
     profile_title: String,
     keyframes: usize,
     duration_s: f64,
+    /// The ramps from the start posture and to the end posture, s (zero for a motion
+    /// rebuilt from JSON).
+    ramps_s: (f64, f64),
     drivers: Vec<aibo_motion::retarget::Driver>,
     held: Vec<String>,
     warnings: Vec<String>,
@@ -234,6 +237,8 @@ impl Summary {
             "profile": self.profile,
             "keyframes": self.keyframes,
             "duration_s": self.duration_s,
+            "ramp_in_s": self.ramps_s.0,
+            "ramp_out_s": self.ramps_s.1,
             "mapping": mapping,
             "held": self.held,
             "warnings": self.warnings,
@@ -257,6 +262,14 @@ impl Summary {
                 let _ = writeln!(t, "; likeness {:.1}° median", l.overall.median_deg);
             }
             _ => t.push('\n'),
+        }
+        if detailed && self.ramps_s != (0.0, 0.0) {
+            let _ = writeln!(
+                t,
+                "  ramps at a quarter of joint speed: {:.3} s from the start posture, {:.3} s \
+                 to the end posture",
+                self.ramps_s.0, self.ramps_s.1
+            );
         }
         if detailed {
             for d in &self.drivers {
@@ -445,6 +458,10 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
     let built = pipeline::build(&clip, &profile, &options)
         .with_context(|| format!("{}: cannot build a motion", input.display()))?;
     let likeness = built.likeness(&profile);
+    let ramps_s = (
+        built.source_start_ms as f64 / 1000.0,
+        built.ramp_out_ms as f64 / 1000.0,
+    );
     let (motion, tracks) = (built.motion, built.tracks);
     let bytes = mtn::encode(&motion)?;
     fsio::write_bytes(output, &[input], &bytes)?;
@@ -475,6 +492,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         profile_title: profile.title(),
         keyframes: motion.keyframes.len(),
         duration_s: motion.duration_ms() as f64 / 1000.0,
+        ramps_s,
         drivers: tracks.drivers,
         held,
         warnings,
@@ -513,6 +531,7 @@ fn build_from_json(input: &Path, output: &Path, data: &[u8]) -> Result<Summary> 
         profile_title: profile.map_or_else(|| motion.design_label.clone(), |p| p.title()),
         keyframes: motion.keyframes.len(),
         duration_s: motion.duration_ms() as f64 / 1000.0,
+        ramps_s: (0.0, 0.0),
         drivers: Vec::new(),
         held: Vec::new(),
         warnings,
