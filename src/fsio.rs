@@ -152,7 +152,17 @@ where
         .prefix(".aibo-motion-")
         .suffix(".tmp")
         .tempfile_in(&dir)
-        .map_err(write_err)?;
+        // Name the user's folder, not the temporary file's name tempfile's error carries.
+        .map_err(|e| {
+            let why = match e.kind() {
+                io::ErrorKind::NotFound => format!("the folder {} does not exist", dir.display()),
+                io::ErrorKind::PermissionDenied => {
+                    format!("the folder {} is not writable", dir.display())
+                }
+                kind => format!("cannot create a file in {}: {kind}", dir.display()),
+            };
+            write_err(io::Error::new(e.kind(), why))
+        })?;
     // Registered while it exists, so that an interrupt removes it; unregistered only
     // once renamed (removing a path already renamed away does nothing).
     let path = tmp.path().to_path_buf();

@@ -207,3 +207,18 @@ fn an_interrupted_write_leaves_no_temporary_file() {
         assert!(!out.exists(), "no half-written output");
     }
 }
+
+#[test]
+fn a_missing_output_folder_is_named_not_the_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("no/such/folder/x.mtn");
+    let run = build_into(&out);
+    assert_eq!(run.status.code(), Some(2));
+    let err = common::stderr(&run);
+    let folder = dir.path().join("no/such/folder");
+    assert!(
+        err.contains(&format!("the folder {} does not exist", folder.display())),
+        "{err}"
+    );
+    assert!(!err.contains(".aibo-motion-"), "{err}");
+}
