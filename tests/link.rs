@@ -869,3 +869,60 @@ fn the_command_line_exits_1_with_the_truth_when_the_link_stalls() {
     );
     server.stop();
 }
+
+#[test]
+fn playing_a_name_the_robot_does_not_hold_lists_the_names_it_does() {
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let endpoint = Endpoint::Tcp(server.address.clone());
+    let mut opts = options(endpoint, Mode::Upload);
+    opts.name = "nope".into();
+    let err = link::play_named(&opts, &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("no motion named \"nope\"; it holds none yet")
+            && err.contains("aibo-motion upload"),
+        "{err}"
+    );
+    for name in ["dance", "wave"] {
+        opts.name = name.into();
+        link::upload(&ers7_motion(), &opts).unwrap();
+    }
+    opts.name = "nope".into();
+    let err = link::play_named(&opts, &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.ends_with("the robot holds no motion named \"nope\"; it holds \"dance\", \"wave\""),
+        "{err}"
+    );
+    server.stop();
+}
+
+#[test]
+fn a_robot_that_is_not_there_gets_a_hint_of_what_to_try() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("link.mtn");
+    std::fs::write(&file, aibo_motion::mtn::encode(&ers7_motion()).unwrap()).unwrap();
+    let f = file.to_str().unwrap();
+    let missing = dir.path().join("ttyUSB9");
+    let out = common::run(&["play", f, "--port", missing.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("`aibo-motion ports`") && err.contains("udev/README.md"),
+        "{err}"
+    );
+    // A port nothing listens on (bound, then let go).
+    let closed = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let out = common::run(&["play", f, "--tcp", &closed.to_string()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("nothing listens there") && err.contains("aibo-joint-server --tcp"),
+        "{err}"
+    );
+}

@@ -10,7 +10,8 @@
 //! capped in number and size by [`Config`].
 
 use crate::message::{
-    ack, Angles, Counters, Identity, JointInfo, Message, Status, StreamFrame, CHALLENGE_LEN,
+    ack, Angles, Counters, Identity, JointInfo, Message, Status, StoredNames, StreamFrame,
+    CHALLENGE_LEN,
 };
 use crate::model::Model;
 use crate::sign::{Key, ReplayGuard};
@@ -332,6 +333,12 @@ impl Bridge {
                 self.send_status(reply);
                 return;
             }
+            Message::List => {
+                let mut buf = [0u8; wire::MAX_PAYLOAD];
+                let names = StoredNames::pack(self.store.names(), &mut buf);
+                self.send(&Message::Stored(names), reply);
+                return;
+            }
             Message::Answer { challenge } => self.answer(&challenge),
             // A keyed bridge moves nothing for a link that has not answered: a session
             // recorded earlier and played again carries an old answer.
@@ -394,7 +401,8 @@ impl Bridge {
             Message::Identity(_)
             | Message::JointInfo(_)
             | Message::Status(_)
-            | Message::Ack { .. } => ack::UNSUPPORTED,
+            | Message::Ack { .. }
+            | Message::Stored(_) => ack::UNSUPPORTED,
         };
         self.send(
             &Message::Ack {

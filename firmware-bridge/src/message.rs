@@ -19,10 +19,12 @@ pub mod id {
     pub const UPLOAD_END: u8 = 0x22;
     pub const PLAY: u8 = 0x23;
     pub const STATUS_REQUEST: u8 = 0x30;
+    pub const LIST: u8 = 0x31;
     pub const IDENTITY: u8 = 0x81;
     pub const JOINT_INFO: u8 = 0x82;
     pub const STATUS: u8 = 0x83;
     pub const ACK: u8 = 0x84;
+    pub const STORED: u8 = 0x85;
 }
 
 /// Bytes of the challenge a keyed bridge sends in its identity.
@@ -212,6 +214,58 @@ pub struct JointInfo<'a> {
     pub locator: &'a [u8],
 }
 
+/// The names of the motions a bridge holds, as they lie in a `STORED` payload: each a
+/// length byte and its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoredNames<'a> {
+    count: u8,
+    raw: &'a [u8],
+}
+
+impl<'a> StoredNames<'a> {
+    /// Names packed into `buf` (as many as fit in one payload), and the part used.
+    pub fn pack<'n>(
+        names: impl Iterator<Item = &'n [u8]>,
+        buf: &'a mut [u8; MAX_PAYLOAD],
+    ) -> StoredNames<'a> {
+        let (mut count, mut len) = (0u8, 0usize);
+        for name in names {
+            let name = &name[..name.len().min(MAX_NAME)];
+            // One byte for the count, one for this name's length.
+            if count == u8::MAX || 1 + len + 1 + name.len() > MAX_PAYLOAD {
+                break;
+            }
+            buf[len] = name.len() as u8;
+            buf[len + 1..len + 1 + name.len()].copy_from_slice(name);
+            len += 1 + name.len();
+            count += 1;
+        }
+        StoredNames {
+            count,
+            raw: &buf[..len],
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        usize::from(self.count)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Each name in turn.
+    pub fn iter(&self) -> impl Iterator<Item = &'a [u8]> {
+        let mut rest = self.raw;
+        (0..self.count).map_while(move |_| {
+            let (&n, tail) = rest.split_first()?;
+            let name = tail.get(..usize::from(n))?;
+            rest = &tail[usize::from(n)..];
+            Some(name)
+        })
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Message<'a> {
     Hello {
@@ -250,6 +304,8 @@ pub enum Message<'a> {
         loops: u16,
     },
     StatusRequest,
+    /// Which motions the bridge holds: answered with `STORED`.
+    List,
     Identity(Identity<'a>),
     JointInfo(JointInfo<'a>),
     Status(Status),
@@ -258,6 +314,7 @@ pub enum Message<'a> {
         seq: u16,
         code: u8,
     },
+    Stored(StoredNames<'a>),
 }
 
 /// A payload that does not match its message's layout.
@@ -400,10 +457,12 @@ impl<'a> Message<'a> {
             Message::UploadEnd { .. } => id::UPLOAD_END,
             Message::Play { .. } => id::PLAY,
             Message::StatusRequest => id::STATUS_REQUEST,
+            Message::List => id::LIST,
             Message::Identity(_) => id::IDENTITY,
             Message::JointInfo(_) => id::JOINT_INFO,
             Message::Status(_) => id::STATUS,
             Message::Ack { .. } => id::ACK,
+            Message::Stored(_) => id::STORED,
         }
     }
 
@@ -422,7 +481,11 @@ impl<'a> Message<'a> {
                 w.u32(*first_tick);
             }
             Message::Frame(f) => encode_stream_frame(&mut w, f),
-            Message::Stop | Message::Hold | Message::StatusRequest => {}
+            Message::Stop | Message::Hold | Message::StatusRequest | Message::List => {}
+            Message::Stored(names) => {
+                w.u8(names.count);
+                w.bytes(names.raw);
+            }
             Message::UploadBegin {
                 name,
                 keyframes,
@@ -517,6 +580,18 @@ impl<'a> Message<'a> {
             id::STOP => Message::Stop,
             id::HOLD => Message::Hold,
             id::STATUS_REQUEST => Message::StatusRequest,
+            id::LIST => Message::List,
+            id::STORED => {
+                let count = r.u8()?;
+                let start = r.pos;
+                for _ in 0..count {
+                    r.str()?;
+                }
+                Message::Stored(StoredNames {
+                    count,
+                    raw: &payload[start..r.pos],
+                })
+            }
             id::UPLOAD_BEGIN => {
                 let keyframes = r.u16()?;
                 let joints = r.u8()?;
@@ -739,6 +814,18 @@ mod tests {
             },
             applied: pose,
         }));
+        let mut buf = [0u8; MAX_PAYLOAD];
+        let names = [&b"dance"[..], b"", b"wave"];
+        let stored = StoredNames::pack(names.iter().copied(), &mut buf);
+        assert_eq!(stored.iter().collect::<Vec<_>>(), names);
+        round_trip(Message::Stored(stored));
+        round_trip(Message::List);
+        // Names past one payload are left out, never cut.
+        let long = [b'x'; MAX_NAME];
+        let mut buf = [0u8; MAX_PAYLOAD];
+        let many = StoredNames::pack(core::iter::repeat_n(&long[..], 20), &mut buf);
+        assert_eq!(many.len(), (MAX_PAYLOAD - 1) / (MAX_NAME + 1));
+        assert!(many.iter().all(|n| n == long));
         round_trip(Message::Ack {
             msg: id::PLAY,
             seq: 9,

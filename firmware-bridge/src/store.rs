@@ -135,6 +135,11 @@ impl Store {
         self.motions.iter().position(|m| m.name == name)
     }
 
+    /// The names of the motions held, oldest first.
+    pub(crate) fn names(&self) -> impl Iterator<Item = &[u8]> {
+        self.motions.iter().map(|m| m.name.as_slice())
+    }
+
     pub(crate) fn get(&self, slot: usize) -> Option<&StoredMotion> {
         self.motions.get(slot)
     }

@@ -57,6 +57,8 @@ pub enum Reply {
         seq: u16,
         code: u8,
     },
+    /// The names of the motions the bridge holds.
+    Stored(Vec<String>),
 }
 
 /// Counts of what the client dropped on receipt.
@@ -302,6 +304,18 @@ impl Client {
         }
     }
 
+    /// The names of the motions the bridge holds.
+    pub async fn stored_names(&mut self, timeout: Duration) -> Result<Vec<String>, LinkError> {
+        self.send(&Message::List)?;
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            if let Reply::Stored(names) = self.recv_within(left, "the list of motions").await? {
+                return Ok(names);
+            }
+        }
+    }
+
     /// Sends `m` and waits for its acknowledgement; returns the code.
     pub async fn request(&mut self, m: &Message<'_>, timeout: Duration) -> Result<u8, LinkError> {
         let seq = self.send(m)?;
@@ -351,6 +365,7 @@ fn owned(m: Message<'_>) -> Option<Reply> {
         ),
         Message::Status(s) => Reply::Status(s),
         Message::Ack { msg, seq, code } => Reply::Ack { msg, seq, code },
+        Message::Stored(names) => Reply::Stored(names.iter().map(lossy).collect()),
         _ => return None,
     })
 }

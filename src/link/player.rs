@@ -541,7 +541,7 @@ async fn interrupted(
     Ok(report)
 }
 
-pub(super) async fn expect_ok(
+async fn expect_ok(
     client: &mut Client,
     m: &Message<'_>,
     opts: &PlayOptions,

@@ -43,8 +43,14 @@ pub async fn connect(endpoint: &Endpoint, timeout: Duration) -> Result<Connectio
             let stream =
                 tokio::time::timeout(timeout, tokio::net::TcpStream::connect(addr.as_str()))
                     .await
-                    .map_err(|_| fail(format!("no answer within {:.1} s", timeout.as_secs_f64())))?
-                    .map_err(|e| fail(e.to_string()))?;
+                    .map_err(|_| {
+                        fail(format!(
+                            "no answer within {:.1} s: check the robot's address and that it \
+                             is on the network",
+                            timeout.as_secs_f64()
+                        ))
+                    })?
+                    .map_err(|e| fail(tcp_hint(&e)))?;
             stream.set_nodelay(true).map_err(|e| fail(e.to_string()))?;
             Ok(tcp(stream))
         }
@@ -52,9 +58,38 @@ pub async fn connect(endpoint: &Endpoint, timeout: Duration) -> Result<Connectio
             let port = serialport::new(path, *baud)
                 .timeout(Duration::from_millis(50))
                 .open()
-                .map_err(|e| fail(e.to_string()))?;
+                .map_err(|e| fail(serial_hint(&e)))?;
             serial(port).map_err(|e| fail(e.to_string()))
         }
+    }
+}
+
+/// A refused or failed TCP connection, with what to try.
+fn tcp_hint(e: &std::io::Error) -> String {
+    match e.kind() {
+        std::io::ErrorKind::ConnectionRefused => format!(
+            "{e}: nothing listens there. Start the simulated robot with `aibo-joint-server \
+             --tcp ADDR --profile MODEL`, or check the robot's address and port"
+        ),
+        _ => format!("{e}: check the robot's address and port"),
+    }
+}
+
+/// A serial port that would not open, with what to try.
+fn serial_hint(e: &serialport::Error) -> String {
+    match e.kind() {
+        serialport::ErrorKind::NoDevice
+        | serialport::ErrorKind::Io(std::io::ErrorKind::NotFound) => {
+            format!(
+                "{e}: no such device. `aibo-motion ports` lists the serial ports there are; \
+                 udev/README.md tells how a USB-serial adapter gets its name and permissions"
+            )
+        }
+        serialport::ErrorKind::Io(std::io::ErrorKind::PermissionDenied) => format!(
+            "{e}: not allowed. Join the dialout group or install the udev rules \
+             (udev/README.md)"
+        ),
+        _ => format!("{e}: `aibo-motion ports` lists the serial ports there are"),
     }
 }
 

@@ -8,7 +8,7 @@ use firmware_bridge::message::{ack, Angles, Message};
 use firmware_bridge::State;
 
 use super::client::{ack_text, BridgeInfo, Client, Reply};
-use super::player::{expect_ok, reconnect, session, Ending, PlayOptions, PlayReport, Progress};
+use super::player::{reconnect, session, Ending, PlayOptions, PlayReport, Progress};
 use super::transport::Endpoint;
 use super::LinkError;
 use crate::mtn::Motion;
@@ -123,15 +123,27 @@ pub(super) async fn play_stored(
         .status(opts.connect_timeout)
         .await?
         .map(|s| s.counters);
-    expect_ok(
-        client,
-        &Message::Play {
-            name: opts.name.as_bytes(),
-            loops: opts.loops.max(1),
-        },
-        opts,
-    )
-    .await?;
+    let play = Message::Play {
+        name: opts.name.as_bytes(),
+        loops: opts.loops.max(1),
+    };
+    match client.request(&play, opts.connect_timeout).await? {
+        ack::OK => {}
+        ack::UNKNOWN_MOTION => {
+            let names = client.stored_names(opts.connect_timeout).await?;
+            let held = if names.is_empty() {
+                "it holds none yet: store one with `aibo-motion upload FILE.mtn`".to_string()
+            } else {
+                let quoted: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
+                format!("it holds {}", quoted.join(", "))
+            };
+            return Err(LinkError::Refused(format!(
+                "the robot holds no motion named {:?}; {held}",
+                opts.name
+            )));
+        }
+        code => return Err(LinkError::Refused(ack_text(code).into())),
+    }
     let mut poll = tokio::time::interval(Duration::from_millis(100));
     let mut started = false;
     loop {

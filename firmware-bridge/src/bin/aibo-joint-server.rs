@@ -19,6 +19,7 @@ use firmware_bridge::{Bridge, Config, Key, Model};
 /// is where to connect (the TCP address, or the pty's path).
 #[derive(Parser)]
 #[command(
+    group(clap::ArgGroup::new("transport").required(true).args(["tcp", "serial", "pty"])),
     version,
     after_help = "Examples:\n  \
     aibo-joint-server --pty --profile ERS-7 --record out.csv\n  \
@@ -27,13 +28,13 @@ use firmware_bridge::{Bridge, Config, Key, Model};
 )]
 struct Args {
     /// Listen on this TCP address (port 0 picks a free port; the address is printed).
-    #[arg(long, value_name = "ADDR", group = "transport", required = true)]
+    #[arg(long, value_name = "ADDR")]
     tcp: Option<SocketAddr>,
     /// Use this serial device.
-    #[arg(long, value_name = "DEV", group = "transport")]
+    #[arg(long, value_name = "DEV")]
     serial: Option<String>,
     /// Create a pseudo-terminal pair and print the path a host connects to.
-    #[arg(long, group = "transport")]
+    #[arg(long)]
     pty: bool,
     /// Baud rate for --serial.
     #[arg(long, default_value_t = 115_200)]
