@@ -32,6 +32,7 @@ fn main() -> ExitCode {
     match cli::run(cli) {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Finding) => ExitCode::from(1),
+        Ok(Outcome::Interrupted) => ExitCode::from(130),
         Err(e) => {
             eprintln!("error: {}", cli::shown_lines(&format!("{e:#}")));
             ExitCode::from(2)

@@ -349,7 +349,7 @@ fn a_link_that_comes_back_resumes_at_the_frame_then_due() {
 }
 
 #[test]
-fn ctrl_c_stops_the_motion_and_the_robot_holds_then_rests() {
+fn ctrl_c_stops_the_motion_exits_130_and_the_robot_holds_then_rests() {
     let config = Config {
         hold_ticks: 20,
         ..Config::default()
@@ -365,14 +365,23 @@ fn ctrl_c_stops_the_motion_and_the_robot_holds_then_rests() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    // Ctrl-C once the robot is streaming (however long a busy machine takes to get there).
+    wait_until(Duration::from_secs(30), || {
+        server
+            .log
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l == "state: streaming")
+    });
+    std::thread::sleep(Duration::from_millis(300));
     let killed = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
         .unwrap();
     assert!(killed.success());
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(out.status.code(), Some(130), "as shells expect of Ctrl-C");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("stopped by Ctrl-C"), "{stderr}");
     wait_until(Duration::from_secs(15), || {

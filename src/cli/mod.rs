@@ -25,8 +25,10 @@ use aibo_motion::mtn;
 #[derive(Debug, Parser)]
 #[command(name = "aibo-motion", version, propagate_version = true)]
 #[command(
-    after_help = "Exit status: 0 success, 1 a negative finding (check found violations), \
-                        2 bad usage or unreadable input, 130 or 143 interrupted (SIGINT, SIGTERM).\n\n\
+    after_help = "Exit status: 0 success, 1 a negative finding (check found violations, \
+                        play was not played as sent), 2 bad usage or unreadable input, 130 or \
+                        143 interrupted (SIGINT, SIGTERM; Ctrl-C during play stops the robot \
+                        first).\n\n\
                         Output files are written to a hidden .aibo-motion-*.tmp beside them and \
                         renamed into place when complete: an interrupted command removes it, but \
                         a SIGKILL cannot be caught and can leave one behind."
@@ -67,6 +69,8 @@ pub enum Outcome {
     Success,
     /// Exit 1: the command's negative finding (for `check`, violations).
     Finding,
+    /// Exit 130, as shells expect of a command stopped by Ctrl-C.
+    Interrupted,
 }
 
 pub fn run(cli: Cli) -> Result<Outcome> {

@@ -203,7 +203,10 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
         print_stdout(&stats_text(&report))?;
     }
     if report.ending == Ending::Interrupted {
-        bail!("stopped by Ctrl-C: the robot holds its pose, then goes to its rest posture")
+        eprintln!(
+            "aibo-motion: stopped by Ctrl-C: the robot holds its pose, then goes to its rest posture"
+        );
+        return Ok(Outcome::Interrupted);
     }
     // The robot's own counters say whether it played what was sent.
     match report.shortfall() {
