@@ -550,3 +550,45 @@ fn a_limb_the_source_lacks_is_named_with_the_joints_that_hold_still() {
     let v: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
     assert_eq!(v["warnings"], serde_json::json!([]));
 }
+
+#[test]
+fn pictures_are_written_only_under_names_of_their_format_and_stills_only_within_the_motion() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = example_json();
+    let png = dir.path().join("f.png");
+    for cmd in ["preview", "plot"] {
+        let out = common::run(&[cmd, &json, "-o", png.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        assert!(
+            common::stderr(&out).contains("this command writes .svg"),
+            "{}",
+            common::stderr(&out)
+        );
+        assert!(!png.exists(), "{cmd} wrote nothing");
+    }
+    let m = mtn::from_json(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let length_s = m.duration_ms() as f64 / 1000.0;
+    let motion = write_motion(dir.path(), "m.mtn", &m);
+    let svg = dir.path().join("f.svg");
+    let still = |at: f64| {
+        common::run(&[
+            "preview",
+            &motion,
+            "--at",
+            &at.to_string(),
+            "-o",
+            svg.to_str().unwrap(),
+        ])
+    };
+    assert!(
+        still(length_s).status.success(),
+        "the last moment is within"
+    );
+    let out = still(length_s + 1.0);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        common::stderr(&out).contains(&format!("the motion lasts {length_s:.3} s")),
+        "{}",
+        common::stderr(&out)
+    );
+}

@@ -199,6 +199,34 @@ pub fn shown_lines(text: &str) -> String {
         .join("\n")
 }
 
+/// The extension of `output` (lower case) when it is one of `known`; `None` for `-`
+/// (standard output). Any other is refused before anything is read: a picture written
+/// under a name that promises another format would not open.
+fn output_kind(output: &Path, known: &[&str]) -> Result<Option<String>> {
+    if fsio::is_stdio(output) {
+        return Ok(None);
+    }
+    let ext = output
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    match ext {
+        Some(e) if known.contains(&e.as_str()) => Ok(Some(e)),
+        _ => {
+            let names: Vec<String> = known.iter().map(|k| format!(".{k}")).collect();
+            let kinds = match names.split_last() {
+                Some((last, [])) => last.clone(),
+                Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                None => String::new(),
+            };
+            anyhow::bail!(
+                "{}: this command writes {kinds} files; for a PNG, open the SVG in a browser, \
+                 or convert it (e.g. `rsvg-convert f.svg -o f.png`)",
+                output.display()
+            )
+        }
+    }
+}
+
 fn deg(urad: i32) -> String {
     format!("{:.1}°", aibo_motion::units::urad_to_deg(urad))
 }

@@ -28,6 +28,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
+    super::output_kind(&args.output, &["svg"])?;
     let (motion, profile) = motion_to_view(&args.file, &args.view)?;
     let title = args
         .file

@@ -37,15 +37,21 @@ pub fn run(args: Args) -> Result<Outcome> {
             bail!("--at {t}: give seconds from the start, 0 or more");
         }
     }
+    let html = match super::output_kind(&args.output, &["svg", "html", "htm"])? {
+        Some(ext) => ext != "svg",
+        None => false,
+    };
     let (motion, profile) = motion_to_view(&args.file, &args.view)?;
+    if let Some(t) = args.at {
+        let duration_s = motion.duration_ms() as f64 / 1000.0;
+        if t > duration_s {
+            bail!("--at {t}: the motion lasts {duration_s:.3} s; give a moment within it");
+        }
+    }
     let title = args
         .file
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let html = args
-        .output
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"));
     let text = if html {
         if args.at.is_some() {
             bail!("--at draws a still: write it to an .svg file");
