@@ -592,3 +592,43 @@ fn pictures_are_written_only_under_names_of_their_format_and_stills_only_within_
         common::stderr(&out)
     );
 }
+
+#[test]
+fn out_of_range_numbers_are_refused_with_their_range_and_postures_are_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x.mtn");
+    let json = example_json();
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--tolerance-deg", "-1"],
+            "expected degrees above 0 and at most 45",
+        ),
+        (
+            &["--tolerance-deg", "0"],
+            "expected degrees above 0 and at most 45",
+        ),
+        (&["--frame-ms", "17"], "expected 16 or a multiple of it"),
+        (&["--frame-ms", "-16"], "expected 16 or a multiple of it"),
+        (&["--tolerance-deg", "nan"], "expected degrees above 0"),
+    ];
+    for (extra, expected) in cases {
+        let mut args = vec!["build", json.as_str(), "-o", out.to_str().unwrap()];
+        args.extend(extra);
+        let run = common::run(&args);
+        assert_eq!(run.status.code(), Some(2), "{extra:?}");
+        let err = common::stderr(&run);
+        assert!(err.contains(expected), "{extra:?}: {err}");
+        assert!(
+            !err.contains("-- -1"),
+            "no tip to pass it as a positional: {err}"
+        );
+    }
+    let run = common::run(&["convert", json.as_str(), "--speed", "-2", "-o", "x.mtn"]);
+    assert!(common::stderr(&run).contains("expected a speed factor above 0 and at most 100"));
+    // --help names every model's postures for --start-pose and --end-pose.
+    let help = common::stdout(&common::run(&["build", "--help"]));
+    for line in ["ERS-210: sit, sleep, stand", "ERS-7: sit, sleep, stand"] {
+        assert!(help.contains(line), "{help}");
+    }
+    assert!(help.contains("Who made the motion"), "{help}");
+}

@@ -65,10 +65,11 @@ pub struct Args {
     #[arg(long, value_name = "MODEL|FILE.toml")]
     pub profile: Option<String>,
     /// Keyframe grid in ms (16 or a multiple).
-    #[arg(long, default_value_t = Options::default().frame_ms)]
+    #[arg(long, default_value_t = Options::default().frame_ms, value_parser = super::parse_frame_ms, allow_negative_numbers = true)]
     pub frame_ms: u32,
-    /// Largest difference between the file's playback and the limited track, degrees.
-    #[arg(long, default_value_t = 0.5)]
+    /// Largest difference between the file's playback and the limited track, degrees
+    /// (above 0, at most 45).
+    #[arg(long, default_value_t = 0.5, value_parser = super::parse_tolerance, allow_negative_numbers = true)]
     pub tolerance_deg: f64,
     /// `[[mapping]]` entries that replace the profile's for the same joints.
     #[arg(long, value_name = "FILE.toml")]
@@ -76,11 +77,12 @@ pub struct Args {
     /// Motion name (default `a_<start>#<end>_<input stem>`).
     #[arg(long)]
     pub name: Option<String>,
+    /// Who made the motion, as the MTN file records it (Sony's own files say "SONY").
     #[arg(long, default_value_t = Options::default().creator)]
     pub creator: String,
-    #[arg(long, default_value_t = Options::default().start_pose)]
+    #[arg(long, default_value_t = Options::default().start_pose, value_name = "POSTURE", help = super::posture_help("starts"))]
     pub start_pose: String,
-    #[arg(long, default_value_t = Options::default().end_pose)]
+    #[arg(long, default_value_t = Options::default().end_pose, value_name = "POSTURE", help = super::posture_help("ends"))]
     pub end_pose: String,
     /// How the legs follow the limbs: joint angles, or paw positions by inverse kinematics.
     #[arg(long, value_enum, default_value_t = Legs::Angles)]

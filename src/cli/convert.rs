@@ -38,7 +38,7 @@ pub struct Args {
     #[arg(long)]
     pub reverse: bool,
     /// Speed factor: 2 plays twice as fast, 0.5 half as fast.
-    #[arg(long, value_name = "F")]
+    #[arg(long, value_name = "F", value_parser = super::parse_speed, allow_negative_numbers = true)]
     pub speed: Option<f64>,
     /// Allow a speed change that moves joints faster than they can, and replace a
     /// read-only output file.

@@ -122,6 +122,75 @@ pub struct SourceArgs {
     pub fps: Option<f64>,
 }
 
+/// A number within `low..=high` (an exclusive low end when `above`), with a message that
+/// gives the range: what the value parsers below share.
+fn number_in(
+    text: &str,
+    low: f64,
+    high: f64,
+    above: bool,
+    what: &str,
+) -> std::result::Result<f64, String> {
+    let within = |v: f64| (if above { v > low } else { v >= low }) && v <= high;
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && within(v) => Ok(v),
+        _ => Err(format!(
+            "expected {what} {} {low} and at most {high}",
+            if above { "above" } else { "from" }
+        )),
+    }
+}
+
+/// `--tolerance-deg`: above 0, at most 45 degrees.
+fn parse_tolerance(text: &str) -> std::result::Result<f64, String> {
+    number_in(text, 0.0, 45.0, true, "degrees")
+}
+
+/// `--speed`: a factor above 0 and at most 100.
+fn parse_speed(text: &str) -> std::result::Result<f64, String> {
+    number_in(text, 0.0, 100.0, true, "a speed factor")
+}
+
+/// `--retry`: from 0 to an hour.
+fn parse_retry(text: &str) -> std::result::Result<f64, String> {
+    number_in(text, 0.0, 3600.0, false, "seconds")
+}
+
+/// `--at`: seconds from the start, 0 or more (the motion's length is checked later).
+fn parse_moment(text: &str) -> std::result::Result<f64, String> {
+    number_in(
+        text,
+        0.0,
+        aibo_motion::source::MAX_DURATION_S,
+        false,
+        "seconds",
+    )
+}
+
+/// `--frame-ms`: Sony's 16 ms grid or a multiple of it, up to a second.
+fn parse_frame_ms(text: &str) -> std::result::Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(v) if v % 16 == 0 && (16..=1008).contains(&v) => Ok(v),
+        _ => Err("expected 16 or a multiple of it, up to 1008 (ms)".into()),
+    }
+}
+
+/// What `--start-pose` or `--end-pose` may name, model by model, for `--help`.
+fn posture_help(which: &str) -> String {
+    let models: Vec<String> = aibo_motion::robot::profile::Profile::builtins()
+        .iter()
+        .map(|p| {
+            let names: Vec<&str> = p.postures.keys().map(String::as_str).collect();
+            format!("{}: {}", p.model, names.join(", "))
+        })
+        .collect();
+    format!(
+        "The standard posture the motion {which} in (R-CODE and Sony's player walk the robot \
+         there). {}",
+        models.join("; ")
+    )
+}
+
 fn parse_fps(text: &str) -> std::result::Result<f64, String> {
     use aibo_motion::source::{MAX_FRAME_TIME_S, MIN_FRAME_TIME_S};
     let (low, high) = (1.0 / MAX_FRAME_TIME_S, 1.0 / MIN_FRAME_TIME_S);

@@ -92,10 +92,10 @@ pub struct PlayArgs {
     #[arg(long = "loop", default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub loops: u16,
     /// Play faster (2) or slower (0.5); refused where a joint could not keep up, unless --force.
-    #[arg(long, default_value_t = 1.0, value_name = "F")]
+    #[arg(long, default_value_t = 1.0, value_name = "F", value_parser = super::parse_speed, allow_negative_numbers = true)]
     pub speed: f64,
     /// Seconds to keep retrying a dropped link before giving up.
-    #[arg(long, default_value_t = 5.0, value_name = "S")]
+    #[arg(long, default_value_t = 5.0, value_name = "S", value_parser = super::parse_retry, allow_negative_numbers = true)]
     pub retry: f64,
     /// Print timing figures at the end: how late frames left against their schedule.
     #[arg(long)]
@@ -165,9 +165,6 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
     let mut opts = options(&args.link)?;
     opts.mode = args.mode.into();
     opts.loops = args.loops;
-    if !(args.retry.is_finite() && args.retry >= 0.0) {
-        bail!("--retry {}: give seconds, 0 or more", args.retry);
-    }
     opts.retry_for = Duration::from_secs_f64(args.retry);
     let mut bar = ProgressLine::new();
     let report = match &args.file {

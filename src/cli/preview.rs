@@ -25,7 +25,7 @@ pub struct Args {
     #[arg(long)]
     pub force: bool,
     /// A still of this moment (seconds from the start) instead of the animation.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = super::parse_moment, allow_negative_numbers = true)]
     pub at: Option<f64>,
     #[command(flatten)]
     pub view: ViewArgs,
