@@ -22,7 +22,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     aibo-motion man | man -l -\n  \
-    aibo-motion man --dir ~/.local/share/man/man1      (then: man aibo-motion-build)")]
+    aibo-motion man --dir ~/.cargo/share/man/man1      (then: man aibo-motion-build)")]
 pub struct ManArgs {
     /// Write aibo-motion.1 and aibo-motion-<command>.1 into this folder instead.
     #[arg(long, value_name = "DIR")]
