@@ -1,6 +1,8 @@
 //! Every joint's angle over time as an SVG chart (plotters' SVG backend): one panel per
-//! limb, each joint's limit band shaded in its colour, keyframes marked, values past a
-//! limit and segments faster than the joint circled and drawn in red.
+//! limb, one light band for the range the panel's joints may take and each joint's own
+//! limits as thin dashed lines in its colour, keyframes marked where a joint moves,
+//! traces that lie on an earlier one dashed so that both show, and values past a limit
+//! and segments faster than the joint circled and drawn in red.
 
 use plotters::prelude::*;
 
@@ -36,6 +38,67 @@ const PALETTE: [RGBColor; 6] = [
     RGBColor(23, 190, 207),
     RGBColor(140, 86, 75),
 ];
+
+/// Two traces lie on each other where their keyframe values are this close (degrees).
+const COINCIDENT_DEG: f64 = 0.5;
+
+/// Points in time at which two traces are compared.
+const COMPARED_TIMES: usize = 200;
+
+/// Whether `b`'s trace lies on `a`'s for at least a fifth of the motion's time, so that
+/// the one drawn second would hide the first there. The traces are the straight lines
+/// between keyframes, as the plot draws them (and Sony's player plays them).
+fn coincides(motion: &Motion, a: usize, b: usize) -> bool {
+    let times = motion.keyframe_times_ms();
+    let Some(&end) = times.last() else {
+        return false;
+    };
+    let value = |j: usize, t: f64| -> f64 {
+        let k = times.partition_point(|&x| (x as f64) <= t);
+        let (k0, k1) = (k.saturating_sub(1), k.min(times.len() - 1));
+        let (t0, t1) = (times[k0] as f64, times[k1] as f64);
+        let (v0, v1) = (
+            urad_to_deg(motion.keyframes[k0].joints[j]),
+            urad_to_deg(motion.keyframes[k1].joints[j]),
+        );
+        if t1 > t0 {
+            v0 + (v1 - v0) * (t - t0) / (t1 - t0)
+        } else {
+            v0
+        }
+    };
+    let close = (0..COMPARED_TIMES)
+        .map(|i| end as f64 * i as f64 / (COMPARED_TIMES - 1) as f64)
+        .filter(|&t| (value(a, t) - value(b, t)).abs() < COINCIDENT_DEG)
+        .count();
+    close * 5 >= COMPARED_TIMES
+}
+
+/// Keyframes where joint `j` moves: its value differs from the keyframe before or after
+/// (a flat stretch needs no marks).
+fn moving_keyframes(motion: &Motion, j: usize) -> Vec<usize> {
+    let v: Vec<i32> = motion.keyframes.iter().map(|kf| kf.joints[j]).collect();
+    (0..v.len())
+        .filter(|&k| {
+            let before = k.checked_sub(1).map(|p| v[p]);
+            let after = v.get(k + 1).copied();
+            before.is_some_and(|b| b != v[k]) || after.is_some_and(|a| a != v[k])
+        })
+        .collect()
+}
+
+/// For each member of a panel, whether its trace lies on one drawn before it.
+fn dashed_members(motion: &Motion, members: &[usize]) -> Vec<bool> {
+    members
+        .iter()
+        .enumerate()
+        .map(|(n, &j)| {
+            members[..n]
+                .iter()
+                .any(|&earlier| coincides(motion, earlier, j))
+        })
+        .collect()
+}
 
 /// The joints of each non-empty panel, in profile order.
 fn panels(profile: &Profile) -> Vec<(String, Vec<usize>)> {
@@ -196,16 +259,39 @@ fn draw_panel(
         .configure_mesh()
         .x_desc("time (s)")
         .y_desc("degrees")
-        .light_line_style(RGBColor(235, 235, 235))
+        // A quiet grid: major lines only, so the traces and the band stand out.
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(228, 228, 228))
         .draw()?;
+    // One light band: where the panel's joints may go.
+    let ranges: Vec<(f64, f64)> = members
+        .iter()
+        .filter_map(|&j| profile.joints[j].limits)
+        .map(|l| (l.min.to_degrees(), l.max.to_degrees()))
+        .collect();
+    if let (Some(low), Some(high)) = (
+        ranges.iter().map(|r| r.0).reduce(f64::min),
+        ranges.iter().map(|r| r.1).reduce(f64::max),
+    ) {
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(0.0, low), (duration, high)],
+            RGBColor(120, 120, 120).mix(0.06).filled(),
+        )))?;
+    }
+    let dashed = dashed_members(motion, members);
     for (n, &j) in members.iter().enumerate() {
         let joint = &profile.joints[j];
         let color = PALETTE[n % PALETTE.len()];
+        // Each joint's own limits: thin dashed lines in its colour.
         if let Some(l) = joint.limits {
-            chart.draw_series(std::iter::once(Rectangle::new(
-                [(0.0, l.min.to_degrees()), (duration, l.max.to_degrees())],
-                color.mix(0.07).filled(),
-            )))?;
+            for bound in [l.min.to_degrees(), l.max.to_degrees()] {
+                chart.draw_series(DashedLineSeries::new(
+                    [(0.0, bound), (duration, bound)],
+                    4,
+                    4,
+                    color.mix(0.5).stroke_width(1),
+                ))?;
+            }
         }
         // Sony's playback is linear between keyframes (to a few µrad of truncation), so
         // the line through the keyframes is the playback, at a fraction of the size.
@@ -214,9 +300,17 @@ fn draw_panel(
             .iter()
             .zip(times)
             .map(|(kf, &t)| (t, urad_to_deg(kf.joints[j])));
-        chart.draw_series(LineSeries::new(keys.clone(), color.stroke_width(2)))?;
+        if dashed[n] {
+            // It lies on a trace drawn before: dashes let that one show between them.
+            chart.draw_series(DashedLineSeries::new(keys, 10, 6, color.stroke_width(3)))?;
+        } else {
+            chart.draw_series(LineSeries::new(keys, color.stroke_width(2)))?;
+        }
         if motion.keyframes.len() <= MAX_KEYFRAME_DOTS {
-            chart.draw_series(keys.map(|p| Circle::new(p, 3, color.filled())))?;
+            chart.draw_series(moving_keyframes(motion, j).into_iter().map(|k| {
+                let value = urad_to_deg(motion.keyframes[k].joints[j]);
+                Circle::new((times[k], value), 3, color.filled())
+            }))?;
         }
     }
     if motion.keyframes.len() > MAX_KEYFRAME_DOTS {
@@ -283,10 +377,14 @@ fn draw_panel(
     for (n, &j) in members.iter().enumerate() {
         let color = PALETTE[n % PALETTE.len()];
         let (x, y) = (LEGEND_X, 40 + 18 * n as i32);
-        area.draw(&PathElement::new(
-            vec![(x, y), (x + 18, y)],
-            color.stroke_width(3),
-        ))?;
+        let sample: &[(i32, i32)] = if dashed[n] {
+            &[(x, y), (x + 7, y), (x + 11, y), (x + 18, y)]
+        } else {
+            &[(x, y), (x + 18, y)]
+        };
+        for piece in sample.chunks(2) {
+            area.draw(&PathElement::new(piece.to_vec(), color.stroke_width(3)))?;
+        }
         area.draw(&Text::new(
             profile.joints[j].name.clone(),
             (x + 24, y - 7),
@@ -294,4 +392,52 @@ fn draw_panel(
         ))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mtn::{Keyframe, Layout};
+
+    fn motion(columns: &[&[i32]]) -> Motion {
+        let keyframes = (0..columns[0].len())
+            .map(|k| Keyframe {
+                frames_before: if k == 0 { 0 } else { 10 },
+                roll: 0,
+                pitch: 0,
+                yaw: 0,
+                joints: columns.iter().map(|c| c[k]).collect(),
+            })
+            .collect();
+        Motion {
+            name: "m".into(),
+            creator: "t".into(),
+            design_label: "DRX-1000".into(),
+            frame_ms: 16,
+            locators: (0..columns.len()).map(|c| format!("L{c}")).collect(),
+            keyframes,
+            layout: Layout::default(),
+        }
+    }
+
+    #[test]
+    fn a_trace_lying_on_an_earlier_one_is_dashed_and_flat_stretches_are_unmarked() {
+        // Five keyframes 176 ms apart (segments of 10 interpolation frames).
+        let ten_deg = 174_533;
+        let m = motion(&[
+            &[0, 0, 0, 0, 0],                       // flat: no marks
+            &[0, 0, 0, 0, 0],                       // on the first all along: dashed
+            &[0, ten_deg, ten_deg, ten_deg, 0],     // apart, but for the ends
+            &[0, ten_deg, ten_deg + 100, 5, 3],     // on the third from 176 to 352 ms
+            &[ten_deg, 0, 2 * ten_deg, 0, ten_deg], // crosses the first, never lies on it
+        ]);
+        assert_eq!(
+            dashed_members(&m, &[0, 1, 2, 3, 4]),
+            [false, true, false, true, false]
+        );
+        assert_eq!(dashed_members(&m, &[2, 0]), [false, false]);
+        assert!(moving_keyframes(&m, 0).is_empty());
+        assert_eq!(moving_keyframes(&m, 2), [0, 1, 3, 4]);
+        assert_eq!(moving_keyframes(&m, 4), [0, 1, 2, 3, 4]);
+    }
 }

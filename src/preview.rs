@@ -152,6 +152,63 @@ fn frame_of(motion: &Motion, at_s: f64) -> Motion {
     still
 }
 
+/// The colours of the figure's parts, as the legend names them.
+const LEGEND: [(&str, &str); 5] = [
+    ("#1f77b4", "left legs"),
+    ("#d62728", "right legs"),
+    ("#2ca02c", "head"),
+    ("#8c564b", "tail"),
+    ("#444444", "body"),
+];
+
+/// The legend, top right: which colour is which side.
+fn legend(out: &mut String) {
+    let mut x = 2.0 * VIEW_W - 12.0 - 88.0 * LEGEND.len() as f64;
+    for (colour, name) in LEGEND {
+        let _ = writeln!(
+            out,
+            r##"<line x1="{x:.0}" y1="19" x2="{:.0}" y2="19" stroke="{colour}" stroke-width="4" stroke-linecap="round"/><text x="{:.0}" y="23" font-family="sans-serif" font-size="12" fill="#333">{name}</text>"##,
+            x + 14.0,
+            x + 20.0
+        );
+        x += 88.0;
+    }
+}
+
+/// Where the clock sits: the lower right of the top view.
+fn clock_position() -> (f64, f64) {
+    (2.0 * VIEW_W - 12.0, HEADER + VIEW_H - 14.0)
+}
+
+/// A still's time, `2.50 s of 4.22 s`, drawn where the clock sits.
+fn still_time(out: &mut String, at_s: f64, duration_s: f64) {
+    let (x, y) = clock_position();
+    let _ = writeln!(
+        out,
+        r##"<text x="{x:.0}" y="{y:.0}" text-anchor="end" font-family="sans-serif" font-size="14" fill="#333">{at_s:.2} s of {duration_s:.2} s</text>"##
+    );
+}
+
+/// A running clock for the SMIL animation: a bar that fills over the motion's length,
+/// with its start and end times (SMIL cannot change text, so the bar is the clock).
+fn running_clock(out: &mut String, duration_s: f64) {
+    let (right, y) = clock_position();
+    let (width, left) = (160.0, right - 160.0);
+    let _ = write!(
+        out,
+        r##"<rect x="{left:.0}" y="{:.0}" width="{width:.0}" height="6" fill="#e6e6e6"/>
+<rect x="{left:.0}" y="{:.0}" width="0" height="6" fill="#666"><animate attributeName="width" dur="{duration_s:.3}s" repeatCount="indefinite" values="0;{width:.0}"/></rect>
+<text x="{:.0}" y="{:.0}" text-anchor="end" font-family="sans-serif" font-size="12" fill="#333">0 s</text>
+<text x="{right:.0}" y="{:.0}" text-anchor="end" font-family="sans-serif" font-size="12" fill="#333">{duration_s:.2} s</text>
+"##,
+        y - 10.0,
+        y - 10.0,
+        left - 6.0,
+        y - 4.0,
+        y + 10.0,
+    );
+}
+
 fn backdrop(out: &mut String, title: &str) {
     let w = 2.0 * VIEW_W;
     let h = HEADER + VIEW_H;
@@ -173,6 +230,7 @@ fn backdrop(out: &mut String, title: &str) {
         VIEW_W - 10.0,
         HEADER + VIEW_H - 40.0,
     );
+    legend(out);
 }
 
 fn xml_escape(s: &str) -> String {
@@ -191,6 +249,8 @@ pub fn svg(
     at_s: Option<f64>,
 ) -> Result<String, PreviewError> {
     let figure = StickFigure::of(profile)?;
+    let length_s =
+        mtn::dense_frame_count(motion).saturating_sub(1) as f64 * DENSE_FRAME_MS as f64 / 1000.0;
     let motion = match at_s {
         Some(t) => frame_of(motion, t),
         None => motion.clone(),
@@ -204,6 +264,11 @@ pub fn svg(
     backdrop(&mut out, title);
     let n = samples.frames.len();
     let duration = (n.saturating_sub(1)) as f64 * samples.step_s;
+    match at_s {
+        Some(t) => still_time(&mut out, t.min(length_s), length_s),
+        None if n > 1 => running_clock(&mut out, duration),
+        None => {}
+    }
     for view in 0..2 {
         for &(a, b, colour) in &figure.segments {
             let end = |f: &Vec<DVec3>| (project(f[a], view), project(f[b], view));
@@ -274,7 +339,7 @@ pub fn html(motion: &Motion, profile: &Profile, title: &str) -> Result<String, P
     Ok(format!(
         r#"<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{title}</title>
-<style>body{{margin:0;font-family:sans-serif}} #stage{{position:relative;width:{w}px;height:{h}px}} #stage>*{{position:absolute;left:0;top:0}} #clock{{position:absolute;left:auto;right:12px;top:8px;font-size:14px;color:#333}}</style>
+<style>body{{margin:0;font-family:sans-serif}} #stage{{position:relative;width:{w}px;height:{h}px}} #stage>*{{position:absolute;left:0;top:0}} #clock{{position:absolute;left:auto;right:12px;top:auto;bottom:8px;font-size:14px;color:#333}}</style>
 </head><body>
 <div id="stage">
 <svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}">{backdrop_svg}</svg>

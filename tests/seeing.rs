@@ -49,9 +49,19 @@ fn the_plot_labels_every_joint_and_marks_every_keyframe() {
         assert!(svg.contains(panel), "{panel}");
     }
     assert!(svg.contains("within every limit and speed"));
-    // One marker per keyframe per joint, and nothing red.
+    // One marker per keyframe where a joint moves (its value differs from the keyframe
+    // before or after; flat stretches are left bare), and nothing red.
+    let moving: usize = (0..profile.joints.len())
+        .map(|j| {
+            let v: Vec<i32> = motion.keyframes.iter().map(|k| k.joints[j]).collect();
+            (0..v.len())
+                .filter(|&k| (k > 0 && v[k - 1] != v[k]) || (k + 1 < v.len() && v[k + 1] != v[k]))
+                .count()
+        })
+        .sum();
     let circles = svg.matches("<circle").count();
-    assert_eq!(circles, motion.keyframes.len() * profile.joints.len());
+    assert_eq!(circles, moving);
+    assert!(moving < motion.keyframes.len() * profile.joints.len());
     assert!(!svg.contains("#FF0000"));
 }
 
@@ -129,22 +139,31 @@ fn the_preview_animates_at_true_speed_and_a_still_does_not_move() {
     let lines = svg.matches("<line").count();
     let animates = svg.matches("<animate ").count();
     assert!(lines > 20);
-    // Every moving line (two views; the backdrop's two are still) animates its 4 ends.
-    assert_eq!(animates, (lines - 2) * 4);
+    // Every moving line (two views; the backdrop's two and the legend's five are still)
+    // animates its 4 ends, and the clock's bar its width.
+    assert_eq!(animates, (lines - 2 - 5) * 4 + 1);
     assert!(
         svg.contains(&format!("dur=\"{duration_s:.3}s\"")),
         "true speed: {duration_s} s"
     );
+    // A legend tells left from right, and the clock runs over the motion's length.
+    for part in ["left legs", "right legs", "head", "tail"] {
+        assert!(svg.contains(&format!(">{part}</text>")), "{part}");
+    }
+    assert!(svg.contains(&format!(
+        "<animate attributeName=\"width\" dur=\"{duration_s:.3}s\""
+    )));
+    assert!(svg.contains(&format!(">{duration_s:.2} s</text>")));
     assert!(svg.contains("repeatCount=\"indefinite\""));
 
     let still = dir.path().join("s.svg");
     run_ok(&["preview", f, "--at", "1", "-o", still.to_str().unwrap()]);
-    assert_eq!(
-        std::fs::read_to_string(&still)
-            .unwrap()
-            .matches("<animate")
-            .count(),
-        0
+    let still = std::fs::read_to_string(&still).unwrap();
+    assert_eq!(still.matches("<animate").count(), 0);
+    // A still says which moment it shows.
+    assert!(
+        still.contains(&format!(">1.00 s of {duration_s:.2} s</text>")),
+        "{still}"
     );
 
     let html_path = dir.path().join("a.html");

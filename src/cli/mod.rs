@@ -158,13 +158,10 @@ fn parse_retry(text: &str) -> std::result::Result<f64, String> {
 
 /// `--at`: seconds from the start, 0 or more (the motion's length is checked later).
 fn parse_moment(text: &str) -> std::result::Result<f64, String> {
-    number_in(
-        text,
-        0.0,
-        aibo_motion::source::MAX_DURATION_S,
-        false,
-        "seconds",
-    )
+    match text.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err("expected seconds from the start, 0 or more".into()),
+    }
 }
 
 /// `--frame-ms`: Sony's 16 ms grid or a multiple of it, up to a second.
