@@ -73,8 +73,20 @@ fn a_few_bytes_stating_a_year_are_refused_at_once_from_the_command_line() {
     let picture = dir.path().join("z.svg");
     for command in [
         vec!["build", "--profile", "ERS-7", "-o", out.to_str().unwrap()],
-        vec!["plot", "--profile", "ERS-7", "-o", picture.to_str().unwrap()],
-        vec!["preview", "--profile", "ERS-7", "-o", picture.to_str().unwrap()],
+        vec![
+            "plot",
+            "--profile",
+            "ERS-7",
+            "-o",
+            picture.to_str().unwrap(),
+        ],
+        vec![
+            "preview",
+            "--profile",
+            "ERS-7",
+            "-o",
+            picture.to_str().unwrap(),
+        ],
     ] {
         let mut args = command.clone();
         args.insert(1, input.to_str().unwrap());

@@ -443,12 +443,7 @@ async fn stream(
         .status(opts.connect_timeout)
         .await?
         .map(|s| s.counters);
-    let stream_id = 1;
-    let start = |first: u64| Message::StreamStart {
-        stream: stream_id,
-        first_tick: (2 * first) as u32,
-    };
-    expect_ok(&mut client, &start(0), opts).await?;
+    expect_ok(&mut client, &stream_start(0), opts).await?;
     let mut schedule = Schedule::started(0, &info);
     let mut pacer = spawn_pacer(schedule, frames);
     let mut next = 0u64;
@@ -470,13 +465,8 @@ async fn stream(
                 match sent {
                     Ok(()) => report.frames_sent += 1,
                     Err(_) => {
-                        client = reconnect(opts, &mut report, next, progress).await?;
-                        let resume = schedule.first_useful(next, Instant::now());
-                        report.frames_skipped += resume - next;
-                        next = resume;
-                        expect_ok(&mut client, &start(next), opts).await?;
-                        schedule = Schedule::started(next, &info);
-                        pacer = spawn_pacer(schedule, frames);
+                        (client, schedule, pacer) =
+                            resume(opts, &info, &mut report, &mut next, &schedule, progress).await?;
                     }
                 }
             }
@@ -498,15 +488,8 @@ async fn stream(
                 }
                 Ok(_) => {}
                 Err(_) => {
-                    client = reconnect(opts, &mut report, next, progress).await?;
-                    // Frames handed to the link that went down are lost with it: resume at
-                    // the first frame still to come.
-                    let resume = schedule.first_useful(next, Instant::now());
-                    report.frames_skipped += resume - next;
-                    next = resume;
-                    expect_ok(&mut client, &start(next), opts).await?;
-                    schedule = Schedule::started(next, &info);
-                    pacer = spawn_pacer(schedule, frames);
+                    (client, schedule, pacer) =
+                        resume(opts, &info, &mut report, &mut next, &schedule, progress).await?;
                 }
             },
             _ = status_poll.tick() => {
@@ -527,6 +510,33 @@ async fn stream(
         return interrupted(client, report, opts).await;
     }
     Ok(report)
+}
+
+/// The start of the stream, or its resumption at stream frame `first`.
+fn stream_start(first: u64) -> Message<'static> {
+    Message::StreamStart {
+        stream: 1,
+        first_tick: (2 * first) as u32,
+    }
+}
+
+/// After the link dropped: reconnect, start the stream again at the first frame still to
+/// come (frames handed to the link that went down are lost with it), and pace from there.
+async fn resume(
+    opts: &PlayOptions,
+    info: &BridgeInfo,
+    report: &mut PlayReport,
+    next: &mut u64,
+    schedule: &Schedule,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<(Client, Schedule, mpsc::UnboundedReceiver<(u64, Instant)>), LinkError> {
+    let mut client = reconnect(opts, report, *next, progress).await?;
+    let first = schedule.first_useful(*next, Instant::now());
+    report.frames_skipped += first - *next;
+    *next = first;
+    expect_ok(&mut client, &stream_start(first), opts).await?;
+    let schedule = Schedule::started(first, info);
+    Ok((client, schedule, spawn_pacer(schedule, report.frames)))
 }
 
 /// Ctrl-C: tell the bridge to stop (hold, then rest) and say so.
