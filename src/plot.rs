@@ -325,22 +325,14 @@ fn draw_panel(
     // Violations on top, in red: limits circled, too-fast segments drawn over.
     for v in violations {
         match v {
+            // A value past a limit, or a binary output off its states: circled.
             Violation::Limit {
                 keyframe,
                 joint,
-                value_urad,
+                value_urad: value,
                 ..
-            } => {
-                if members.iter().any(|&j| profile.joints[j].name == *joint) {
-                    let t = times.get(*keyframe).copied().unwrap_or(0.0);
-                    chart.draw_series(std::iter::once(Circle::new(
-                        (t, urad_to_deg(*value_urad)),
-                        7,
-                        RED.stroke_width(2),
-                    )))?;
-                }
             }
-            Violation::State {
+            | Violation::State {
                 keyframe,
                 joint,
                 value,
