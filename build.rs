@@ -6,10 +6,11 @@
 use std::path::Path;
 
 /// cfg name → folder below `../shared`.
-const FOLDERS: [(&str, &str); 4] = [
+const FOLDERS: [(&str, &str); 5] = [
     ("shared_mtn", "mtn-samples"),
     ("shared_mocap", "mocap-samples"),
     ("shared_mrtk", "mrtk-samples"),
+    ("shared_rcode", "rcode-samples"),
     ("shared_specs", "specs/seeds"),
 ];
 

@@ -26,4 +26,5 @@ pub mod preview;
 pub mod retarget;
 pub mod robot;
 pub mod source;
+pub mod stick;
 pub mod units;

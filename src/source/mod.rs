@@ -13,7 +13,7 @@ pub mod bvh;
 pub mod kinematics;
 pub mod mrtk;
 pub mod probe;
-mod text;
+pub(crate) mod text;
 
 pub use text::{cores, TextError};
 

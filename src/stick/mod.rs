@@ -1,0 +1,7 @@
+//! R-CODE memory sticks: the user files an owner's stick holds beside Sony's runtime.
+//! The MWC catalogue (`mwc`) ties a number to the motion, sound and LED an action plays;
+//! `ACTION.CFG` (`actions`) names the numbers. Sony's encrypted files are never read or
+//! written here.
+
+pub mod actions;
+pub mod mwc;

@@ -1,0 +1,158 @@
+//! Sony's R-CODE stick files (`../shared/rcode-samples`: the redistributable trees of
+//! the ERS-210 and ERS-7 and four of Sony's ERS-210 "treats"): every MWC catalogue and
+//! action list reads and writes back byte for byte, and the treats are built as the
+//! notes on them say: the redistributable's catalogue with one block per user action
+//! appended, numbered from 24001 in ACTION.CFG order, each naming entries of the ODAs.
+
+mod common;
+
+use aibo_motion::oda::Archive;
+use aibo_motion::stick::actions;
+use aibo_motion::stick::mwc::{self, kind, Packing};
+use std::path::{Path, PathBuf};
+
+const TREATS: [&str; 4] = [
+    "treat-ers210-boo",
+    "treat-ers210-cupid",
+    "treat-ers210-holiday",
+    "treat-ers210-thanksgiving",
+];
+
+fn tree(name: &str) -> PathBuf {
+    common::shared("rcode-samples").join(name).join("OPEN-R")
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn every_catalogue_reads_and_writes_back_byte_for_byte() {
+    let mut files: Vec<PathBuf> = TREATS
+        .iter()
+        .chain(&["redist-ers210"])
+        .map(|t| tree(t).join("MW/CONF/ERS-210.MWC"))
+        .collect();
+    files.push(tree("redist-ers7").join("MW/CONF/ERS-7.MWC"));
+    for path in files {
+        let bytes = read(&path);
+        let decoded = mwc::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(!decoded.catalogue.blocks.is_empty());
+        match &decoded.packing {
+            Packing::Plain => {
+                assert_eq!(
+                    mwc::encode_plain(&decoded.catalogue).unwrap(),
+                    bytes,
+                    "{}",
+                    path.display()
+                );
+            }
+            Packing::Gzip { name, .. } => {
+                // Sony's gzip stream itself need not come back alike; what it holds must,
+                // and a rewrite keeps it gzip under the same name.
+                assert_eq!(name.as_deref(), Some(&b"ERS-7.MWC"[..]));
+                let mut inflated = Vec::new();
+                std::io::Read::read_to_end(
+                    &mut flate2::read::GzDecoder::new(&bytes[..]),
+                    &mut inflated,
+                )
+                .unwrap();
+                assert_eq!(mwc::encode_plain(&decoded.catalogue).unwrap(), inflated);
+                let again = mwc::encode(&decoded.catalogue, &decoded.packing).unwrap();
+                assert_eq!(mwc::decode(&again).unwrap(), decoded);
+            }
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn every_action_list_reads_and_writes_back_byte_for_byte() {
+    let mut files: Vec<PathBuf> = TREATS
+        .iter()
+        .chain(&["redist-ers210"])
+        .map(|t| tree(t).join("APP/PC/AMS/ACTION.CFG"))
+        .collect();
+    for t in ["redist-ers210", "redist-ers7"] {
+        files.push(tree(t).join("APP/PC/AMS/ACTION.AMS"));
+    }
+    for path in files {
+        let bytes = read(&path);
+        let list = actions::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            list.encode() == bytes,
+            "{} does not write back",
+            path.display()
+        );
+        if path.ends_with("ACTION.AMS") {
+            // Sony's system actions: upper-case names, never a user's.
+            assert!(list.actions().count() > 40, "{}", path.display());
+            assert!(list.actions().all(|a| !actions::valid_name(&a.name)));
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_treat_is_the_redistributable_catalogue_with_its_actions_appended() {
+    let redist = read(&tree("redist-ers210").join("MW/CONF/ERS-210.MWC"));
+    let base = mwc::decode(&redist).unwrap().catalogue;
+    for treat in TREATS {
+        let root = tree(treat);
+        let bytes = read(&root.join("MW/CONF/ERS-210.MWC"));
+        // Byte for byte the redistributable's after the header, then the new blocks.
+        assert_eq!(bytes[16..redist.len()], redist[16..], "{treat}");
+        let catalogue = mwc::decode(&bytes).unwrap().catalogue;
+        let (old, new) = catalogue.blocks.split_at(base.blocks.len());
+        assert_eq!(old, &base.blocks[..], "{treat}");
+        let list = actions::decode(&read(&root.join("APP/PC/AMS/ACTION.CFG"))).unwrap();
+        let named: Vec<&actions::Action> = list.actions().collect();
+        assert_eq!(named.len(), new.len(), "{treat}: one block per action");
+        let oda = |file: &str| -> Vec<String> {
+            let archive = Archive::decode(&read(&root.join("MW/DATA/P").join(file)))
+                .unwrap()
+                .archive;
+            archive.entries.iter().map(|e| e.name.clone()).collect()
+        };
+        let (motions, sounds, leds) = (oda("MOTION.ODA"), oda("AUDIO.ODA"), oda("LED.ODA"));
+        for (k, (action, block)) in named.iter().zip(new).enumerate() {
+            assert_eq!(block.id, mwc::FIRST_USER_MWCID + k as i32, "{treat}");
+            assert_eq!(action.mwcid, block.id, "{treat}: {}", action.name);
+            assert!(
+                actions::valid_name(&action.name),
+                "{treat}: {}",
+                action.name
+            );
+            for chunk in &block.chunks {
+                let entries = match chunk.kind {
+                    kind::MOTION => &motions,
+                    kind::SOUND => &sounds,
+                    k if kind::LEDS.contains(&k) => &leds,
+                    other => panic!("{treat}: chunk type {other:#x}"),
+                };
+                assert!(
+                    entries.contains(&chunk.name),
+                    "{treat}: {} names {:?}, not in its ODA",
+                    action.name,
+                    chunk.name
+                );
+                assert_eq!(
+                    (
+                        chunk.repeat,
+                        chunk.start,
+                        chunk.fourth,
+                        chunk.synchronize,
+                        chunk.special
+                    ),
+                    (1, 0, 0, 1, 0),
+                    "{treat}"
+                );
+            }
+        }
+        assert_eq!(
+            catalogue.next_user_id(),
+            mwc::FIRST_USER_MWCID + new.len() as i32
+        );
+    }
+}
