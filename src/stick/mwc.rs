@@ -109,12 +109,9 @@ impl Catalogue {
 /// Reads a catalogue, plain or gzip-compressed.
 pub fn decode(bytes: &[u8]) -> Result<Decoded, MwcError> {
     if bytes.starts_with(&[0x1f, 0x8b]) {
-        let (inner, name, mtime) = gunzip(bytes)?;
+        let (inner, packing) = gunzip(bytes)?;
         let catalogue = decode_plain(&inner)?;
-        return Ok(Decoded {
-            catalogue,
-            packing: Packing::Gzip { name, mtime },
-        });
+        return Ok(Decoded { catalogue, packing });
     }
     Ok(Decoded {
         catalogue: decode_plain(bytes)?,
@@ -122,7 +119,8 @@ pub fn decode(bytes: &[u8]) -> Result<Decoded, MwcError> {
     })
 }
 
-fn gunzip(bytes: &[u8]) -> Result<(Vec<u8>, Option<Vec<u8>>, u32), MwcError> {
+/// The inflated bytes, and the gzip header's name and time.
+fn gunzip(bytes: &[u8]) -> Result<(Vec<u8>, Packing), MwcError> {
     let mut reader = flate2::read::GzDecoder::new(bytes);
     let mut out = Vec::new();
     (&mut reader)
@@ -135,7 +133,11 @@ fn gunzip(bytes: &[u8]) -> Result<(Vec<u8>, Option<Vec<u8>>, u32), MwcError> {
     let header = reader
         .header()
         .ok_or_else(|| MwcError::Gzip("no gzip header".into()))?;
-    Ok((out, header.filename().map(<[u8]>::to_vec), header.mtime()))
+    let packing = Packing::Gzip {
+        name: header.filename().map(<[u8]>::to_vec),
+        mtime: header.mtime(),
+    };
+    Ok((out, packing))
 }
 
 /// Reads an uncompressed catalogue.
