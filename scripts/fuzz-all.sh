@@ -34,6 +34,8 @@ seed build_from_bvh "$shared"/mocap-samples/bvh/*.bvh
 seed asf_read "$shared"/mocap-samples/asf-amc/*.asf
 seed amc_read "$shared"/mocap-samples/asf-amc/*.amc
 seed mrtk_read "$shared"/mrtk-samples/*.bin
+seed mwc_read "$shared"/rcode-samples/*/OPEN-R/MW/CONF/*.MWC
+seed actions_read "$shared"/rcode-samples/*/OPEN-R/APP/PC/AMS/ACTION.*
 seed bridge_receive
 mkdir -p ../target/fuzz-logs
 for t in "${targets[@]}"; do
