@@ -11,6 +11,7 @@ mod oda;
 mod play;
 mod plot;
 mod preview;
+mod stick;
 
 use anyhow::{Context, Result};
 use clap::{ArgAction, Parser, Subcommand};
@@ -58,6 +59,7 @@ pub enum Command {
     Play(play::PlayArgs),
     Upload(play::UploadArgs),
     Ports(play::PortsArgs),
+    Stick(stick::Args),
     Completions(docs::CompletionsArgs),
     Man(docs::ManArgs),
 }
@@ -98,6 +100,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Play(a) => play::run_play(a),
         Command::Upload(a) => play::run_upload(a),
         Command::Ports(a) => play::run_ports(a),
+        Command::Stick(a) => stick::run(a),
         Command::Completions(a) => docs::completions(a),
         Command::Man(a) => docs::man(a),
     }

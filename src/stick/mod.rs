@@ -5,3 +5,4 @@
 
 pub mod actions;
 pub mod mwc;
+pub mod tree;

@@ -1,0 +1,384 @@
+//! A stick's user files, read together: the model's MWC catalogue, the action lists, the
+//! ODA archives and the boot script; what each user action plays, and what is wrong.
+//!
+//! A stick is a folder holding `OPEN-R/` (a mounted Memory Stick's root, or an owner's
+//! copy of the R-CODE tree). Only plain user files are read; Sony's encrypted runtime
+//! files are only looked for.
+
+use std::path::{Path, PathBuf};
+
+use super::actions::{self, Actions};
+use super::mwc::{self, kind, Block, Decoded as Mwc};
+use crate::mtn;
+use crate::oda::Archive;
+
+/// The catalogue file of each model, in `OPEN-R/MW/CONF`.
+pub const CATALOGUES: [(&str, &str); 3] = [
+    ("ERS-210.MWC", "ERS-210"),
+    ("ERS-220.MWC", "ERS-220"),
+    ("ERS-7.MWC", "ERS-7"),
+];
+
+/// The longest line R-CODE reads from `R-CODE.R`, in bytes.
+pub const MAX_SCRIPT_LINE: usize = 127;
+
+/// Largest user file read whole: Sony's sound archives run to a few MB.
+const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Where the user files lie, below the stick's root.
+pub mod paths {
+    pub const CONF: &str = "OPEN-R/MW/CONF";
+    pub const DATA: &str = "OPEN-R/MW/DATA/P";
+    pub const AMS: &str = "OPEN-R/APP/PC/AMS";
+    /// Sony's encrypted programs: looked for, never read.
+    pub const RUNTIME: [&str; 2] = ["OPEN-R/MW/OBJS", "OPEN-R/APP/OBJS"];
+}
+
+/// Why a stick could not be read at all.
+#[derive(Debug, thiserror::Error)]
+pub enum StickError {
+    #[error(
+        "{0}: no OPEN-R folder here; name a Memory Stick's root or a folder holding an R-CODE tree"
+    )]
+    NoTree(String),
+    #[error(
+        "{0}: no model catalogue (ERS-210.MWC, ERS-220.MWC or ERS-7.MWC); is R-CODE on this stick?"
+    )]
+    NoCatalogue(String),
+    #[error("{path}: {why}")]
+    File { path: String, why: String },
+}
+
+/// The user files of a stick.
+#[derive(Debug)]
+pub struct Stick {
+    pub root: PathBuf,
+    /// `ERS-210`, `ERS-220` or `ERS-7`: the catalogue the stick holds.
+    pub model: String,
+    pub catalogue: Mwc,
+    /// `ACTION.CFG`, where there is one (Sony's ERS-7 tree has none).
+    pub actions: Option<Actions>,
+    /// Sony's `ACTION.AMS` and `ACTION.EXT`: names a user action must not take.
+    pub reserved: Vec<(String, Actions)>,
+    pub motions: Option<Archive>,
+    pub sounds: Option<Archive>,
+    pub leds: Option<Archive>,
+    /// `R-CODE.R`, the boot script, as bytes.
+    pub script: Option<Vec<u8>>,
+}
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// R-CODE would fail on it.
+    Error,
+    /// Odd, or not checkable here.
+    Warning,
+}
+
+/// One thing `check` found.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub message: String,
+}
+
+/// What a user action plays.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct ActionSummary {
+    pub name: String,
+    pub mwcid: i32,
+    pub motion: Option<MotionSummary>,
+    pub sound: Option<String>,
+    pub led: Option<String>,
+}
+
+/// A motion of a user action, as its MTN says.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct MotionSummary {
+    /// The entry in `MOTION.ODA`.
+    pub entry: String,
+    pub keyframes: usize,
+    pub duration_s: f64,
+    /// The postures its name starts and ends in (`a_stand#sit_x`), if it names them.
+    pub start: Option<String>,
+    pub end: Option<String>,
+}
+
+fn read_file(path: &Path) -> Result<Option<Vec<u8>>, StickError> {
+    let fail = |why: String| StickError::File {
+        path: path.display().to_string(),
+        why,
+    };
+    match std::fs::metadata(path) {
+        Err(_) => return Ok(None),
+        Ok(m) if m.len() > MAX_FILE_BYTES => {
+            return Err(fail(format!(
+                "{} bytes, more than a stick's file holds",
+                m.len()
+            )))
+        }
+        Ok(_) => {}
+    }
+    std::fs::read(path)
+        .map(Some)
+        .map_err(|e| fail(e.to_string()))
+}
+
+impl Stick {
+    /// Reads the user files of the stick at `root` (or of the tree `root/OPEN-R` is).
+    pub fn open(root: &Path) -> Result<Stick, StickError> {
+        let root = if root.ends_with("OPEN-R") {
+            root.parent().unwrap_or(root).to_path_buf()
+        } else {
+            root.to_path_buf()
+        };
+        if !root.join("OPEN-R").is_dir() {
+            return Err(StickError::NoTree(root.display().to_string()));
+        }
+        let conf = root.join(paths::CONF);
+        let (file, model) = CATALOGUES
+            .iter()
+            .find(|(file, _)| conf.join(file).is_file())
+            .ok_or_else(|| StickError::NoCatalogue(root.display().to_string()))?;
+        let path = conf.join(file);
+        let bytes = read_file(&path)?.unwrap_or_default();
+        let catalogue = mwc::decode(&bytes).map_err(|e| StickError::File {
+            path: path.display().to_string(),
+            why: e.to_string(),
+        })?;
+        let list = |name: &str| -> Result<Option<Actions>, StickError> {
+            let path = root.join(paths::AMS).join(name);
+            match read_file(&path)? {
+                None => Ok(None),
+                Some(bytes) => actions::decode(&bytes)
+                    .map(Some)
+                    .map_err(|e| StickError::File {
+                        path: path.display().to_string(),
+                        why: e.to_string(),
+                    }),
+            }
+        };
+        let archive = |name: &str| -> Result<Option<Archive>, StickError> {
+            let path = root.join(paths::DATA).join(name);
+            match read_file(&path)? {
+                None => Ok(None),
+                Some(bytes) => Archive::decode(&bytes)
+                    .map(|d| Some(d.archive))
+                    .map_err(|e| StickError::File {
+                        path: path.display().to_string(),
+                        why: e.to_string(),
+                    }),
+            }
+        };
+        let mut reserved = Vec::new();
+        for name in ["ACTION.AMS", "ACTION.EXT"] {
+            if let Some(l) = list(name)? {
+                reserved.push((name.to_string(), l));
+            }
+        }
+        Ok(Stick {
+            model: model.to_string(),
+            catalogue,
+            actions: list("ACTION.CFG")?,
+            reserved,
+            motions: archive("MOTION.ODA")?,
+            sounds: archive("AUDIO.ODA")?,
+            leds: archive("LED.ODA")?,
+            script: read_file(&root.join(paths::AMS).join("R-CODE.R"))?,
+            root,
+        })
+    }
+
+    /// The archive a chunk of `kind` plays from, and its file's name.
+    fn archive_for(&self, chunk_kind: i32) -> Option<(&Option<Archive>, &'static str)> {
+        match chunk_kind {
+            kind::MOTION => Some((&self.motions, "MOTION.ODA")),
+            kind::SOUND => Some((&self.sounds, "AUDIO.ODA")),
+            k if kind::LEDS.contains(&k) => Some((&self.leds, "LED.ODA")),
+            _ => None,
+        }
+    }
+
+    /// The owner's actions, in `ACTION.CFG` order, with what each plays.
+    pub fn list(&self) -> Vec<ActionSummary> {
+        let Some(list) = &self.actions else {
+            return Vec::new();
+        };
+        list.actions()
+            .map(|a| {
+                let block = self.catalogue.catalogue.block(a.mwcid);
+                let named = |k: &dyn Fn(i32) -> bool| {
+                    block
+                        .and_then(|b| b.chunks.iter().find(|c| k(c.kind)))
+                        .map(|c| c.name.clone())
+                };
+                let motion = named(&|k| k == kind::MOTION).map(|entry| self.motion(&entry));
+                ActionSummary {
+                    name: a.name.clone(),
+                    mwcid: a.mwcid,
+                    motion,
+                    sound: named(&|k| k == kind::SOUND),
+                    led: named(&|k| kind::LEDS.contains(&k)),
+                }
+            })
+            .collect()
+    }
+
+    fn motion(&self, entry: &str) -> MotionSummary {
+        let decoded = self
+            .motions
+            .as_ref()
+            .and_then(|a| a.entries.iter().find(|e| e.name == entry))
+            .and_then(|e| mtn::decode(&e.data).ok());
+        let (keyframes, duration_s, postures) = match &decoded {
+            Some(d) => (
+                d.motion.keyframes.len(),
+                d.motion.duration_ms() as f64 / 1000.0,
+                postures(&d.motion.name),
+            ),
+            None => (0, 0.0, None),
+        };
+        MotionSummary {
+            entry: entry.to_string(),
+            keyframes,
+            duration_s,
+            start: postures.as_ref().map(|p| p.0.clone()),
+            end: postures.map(|p| p.1),
+        }
+    }
+
+    /// Everything wrong with the stick, worst first.
+    pub fn check(&self) -> Vec<Finding> {
+        let mut found = Vec::new();
+        let mut error = |message: String| {
+            found.push(Finding {
+                severity: Severity::Error,
+                message,
+            })
+        };
+        // Every entry a user block names is in its archive.
+        for block in self.user_blocks() {
+            for chunk in &block.chunks {
+                let Some((archive, file)) = self.archive_for(chunk.kind) else {
+                    continue;
+                };
+                let present = archive
+                    .as_ref()
+                    .is_some_and(|a| a.entries.iter().any(|e| e.name == chunk.name));
+                if !present {
+                    error(format!(
+                        "action {}: {:?} is not an entry of {file}{}",
+                        block.id,
+                        chunk.name,
+                        if archive.is_none() {
+                            " (there is no such file)"
+                        } else {
+                            ""
+                        }
+                    ));
+                }
+            }
+        }
+        // Each named action has a block, a name R-CODE takes, and no clash.
+        if let Some(list) = &self.actions {
+            let mut seen: Vec<(&str, i32)> = Vec::new();
+            for a in list.actions() {
+                if self.catalogue.catalogue.block(a.mwcid).is_none() {
+                    error(format!(
+                        "ACTION.CFG line {}: {} plays MWCID {}, which the catalogue does not hold",
+                        a.line, a.name, a.mwcid
+                    ));
+                }
+                if !actions::valid_name(&a.name) {
+                    error(format!(
+                        "ACTION.CFG line {}: {:?} is not a user action's name (lower-case letters, digits and _, at most 31)",
+                        a.line, a.name
+                    ));
+                }
+                for (file, reserved) in &self.reserved {
+                    if let Some(r) = reserved.find(&a.name) {
+                        error(format!(
+                            "ACTION.CFG line {}: {} is already Sony's action in {file} (line {})",
+                            a.line, a.name, r.line
+                        ));
+                    }
+                }
+                if let Some((_, id)) = seen.iter().find(|(n, _)| *n == a.name) {
+                    error(format!(
+                        "ACTION.CFG line {}: {} is named twice (also MWCID {id})",
+                        a.line, a.name
+                    ));
+                }
+                seen.push((&a.name, a.mwcid));
+            }
+        }
+        // The boot script's lines fit R-CODE's buffer.
+        if let Some(script) = &self.script {
+            for (i, line) in script.split(|&b| b == b'\n').enumerate() {
+                let line = line.strip_suffix(b"\r").unwrap_or(line);
+                if line.len() > MAX_SCRIPT_LINE {
+                    error(format!(
+                        "R-CODE.R line {}: {} bytes; R-CODE reads at most {MAX_SCRIPT_LINE}",
+                        i + 1,
+                        line.len()
+                    ));
+                }
+            }
+        }
+        if !paths::RUNTIME.iter().all(|p| self.root.join(p).is_dir()) {
+            found.push(Finding {
+                severity: Severity::Warning,
+                message: "Sony's R-CODE runtime (OPEN-R/MW/OBJS, OPEN-R/APP/OBJS) is not here: \
+                          a folder of user files only, or not an R-CODE stick"
+                    .into(),
+            });
+        }
+        if self.model == "ERS-7" {
+            found.push(Finding {
+                severity: Severity::Warning,
+                message: "ERS-7 sticks follow Sony's ERS-7 catalogue but are untested on a robot"
+                    .into(),
+            });
+        }
+        found.sort_by_key(|f| f.severity != Severity::Error);
+        found
+    }
+
+    /// The blocks of the owner's actions (MWCID 24001 and up).
+    pub fn user_blocks(&self) -> impl Iterator<Item = &Block> {
+        self.catalogue
+            .catalogue
+            .blocks
+            .iter()
+            .filter(|b| b.id >= mwc::FIRST_USER_MWCID)
+    }
+}
+
+/// The start and end postures a motion's name carries (`a_stand#sit_bow` → stand, sit).
+pub fn postures(name: &str) -> Option<(String, String)> {
+    let (_, rest) = name.split_once('_')?;
+    let (start, after) = rest.split_once('#')?;
+    let end = after.split('_').next().unwrap_or(after);
+    (!start.is_empty() && !end.is_empty()).then(|| (start.to_string(), end.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::postures;
+
+    #[test]
+    fn postures_come_from_sonys_naming() {
+        assert_eq!(
+            postures("a_stand#sit_so0_greet"),
+            Some(("stand".into(), "sit".into()))
+        );
+        assert_eq!(
+            postures("a_sleep#stand"),
+            Some(("sleep".into(), "stand".into()))
+        );
+        assert_eq!(postures("amsmtn0"), None);
+        assert_eq!(postures("a_#sit_x"), None);
+    }
+}
