@@ -171,7 +171,14 @@ fn each_kind_of_damage_is_named() {
 #[test]
 #[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
 fn hostile_sticks_get_an_error_never_a_panic() {
-    let damage: [(&str, &str, fn(Vec<u8>) -> Vec<u8>, &str); 4] = [
+    // (tree, file, how to spoil it, what the error says)
+    type Damage = (
+        &'static str,
+        &'static str,
+        fn(Vec<u8>) -> Vec<u8>,
+        &'static str,
+    );
+    let damage: [Damage; 4] = [
         (
             "treat-ers210-holiday",
             "OPEN-R/MW/CONF/ERS-210.MWC",
