@@ -36,6 +36,15 @@ impl Entry {
     }
 }
 
+/// The order an archive's entries are written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Sorted by name, as Sony's MoNet archives are.
+    ByName,
+    /// As they stand: R-CODE sticks keep a user's entries in the order they were added.
+    AsGiven,
+}
+
 /// An archive's entries, in stored order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Archive {
@@ -173,6 +182,11 @@ impl Archive {
     /// Writes the archive in Sony's layout: entries sorted by name (byte order), payloads
     /// back to back right after the table.
     pub fn encode(&self) -> Result<Vec<u8>, PackError> {
+        self.encode_in(Order::ByName)
+    }
+
+    /// The archive's bytes with its entries in `order`.
+    pub fn encode_in(&self, order_of_entries: Order) -> Result<Vec<u8>, PackError> {
         let mut entries: Vec<&Entry> = self.entries.iter().collect();
         let mut names = Vec::with_capacity(entries.len());
         for e in &entries {
@@ -187,12 +201,17 @@ impl Archive {
             }
             names.push(bytes);
         }
-        // Sort by the bytes as stored, which is how Sony's archives are ordered.
-        let mut order: Vec<usize> = (0..entries.len()).collect();
-        order.sort_by(|&a, &b| names[a].cmp(&names[b]));
-        if let Some(w) = order.windows(2).find(|w| names[w[0]] == names[w[1]]) {
+        // Sorted by the bytes as stored, which is how Sony's archives are ordered (and
+        // how a repeated name shows).
+        let mut sorted: Vec<usize> = (0..entries.len()).collect();
+        sorted.sort_by(|&a, &b| names[a].cmp(&names[b]));
+        if let Some(w) = sorted.windows(2).find(|w| names[w[0]] == names[w[1]]) {
             return Err(PackError::DuplicateName(entries[w[0]].name.clone()));
         }
+        let order = match order_of_entries {
+            Order::ByName => sorted,
+            Order::AsGiven => (0..entries.len()).collect(),
+        };
         entries = order.iter().map(|&i| entries[i]).collect();
         let names: Vec<&Vec<u8>> = order.iter().map(|&i| &names[i]).collect();
 

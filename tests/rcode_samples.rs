@@ -156,3 +156,17 @@ fn a_treat_is_the_redistributable_catalogue_with_its_actions_appended() {
         );
     }
 }
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_treats_archives_write_back_byte_for_byte_in_the_order_their_entries_were_added() {
+    for treat in TREATS {
+        for file in ["MOTION.ODA", "AUDIO.ODA", "LED.ODA"] {
+            let path = tree(treat).join("MW/DATA/P").join(file);
+            let bytes = read(&path);
+            let archive = Archive::decode(&bytes).unwrap().archive;
+            let again = archive.encode_in(aibo_motion::oda::Order::AsGiven).unwrap();
+            assert!(again == bytes, "{treat} {file}");
+        }
+    }
+}
