@@ -8,7 +8,9 @@ mod common;
 
 use aibo_motion::oda::Archive;
 use aibo_motion::stick::actions;
+use aibo_motion::stick::add::{Media, NewAction};
 use aibo_motion::stick::mwc::{self, kind, Packing};
+use aibo_motion::stick::tree::Stick;
 use std::path::{Path, PathBuf};
 
 const TREATS: [&str; 4] = [
@@ -167,6 +169,98 @@ fn a_treats_archives_write_back_byte_for_byte_in_the_order_their_entries_were_ad
             let archive = Archive::decode(&bytes).unwrap().archive;
             let again = archive.encode_in(aibo_motion::oda::Order::AsGiven).unwrap();
             assert!(again == bytes, "{treat} {file}");
+        }
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// The main test of `stick add`: from Sony's redistributable ERS-210 tree, adding each
+/// of a treat's actions in its ACTION.CFG order, with the motion, sound and lights taken
+/// from the treat's archives, gives the treat's catalogue, action list and three
+/// archives byte for byte.
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn adding_a_treats_actions_to_the_redistributable_tree_reproduces_the_treat() {
+    for treat in TREATS {
+        let treat_root = common::shared("rcode-samples").join(treat);
+        let original = Stick::open(&treat_root).unwrap();
+        // An entry of the treat's archive: its name, bytes and type.
+        let entry = |archive: &Option<Archive>, name: String| -> (String, Vec<u8>, [u8; 4]) {
+            let e = archive
+                .as_ref()
+                .and_then(|a| a.entries.iter().find(|e| e.name == name))
+                .unwrap_or_else(|| panic!("{treat}: no entry {name}"));
+            (name, e.data.clone(), e.kind)
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("stick");
+        copy_tree(
+            &common::shared("rcode-samples").join("redist-ers210"),
+            &root,
+        );
+        for action in original.actions.as_ref().unwrap().actions() {
+            let block = original.catalogue.catalogue.block(action.mwcid).unwrap();
+            let named = |k: &dyn Fn(i32) -> bool| {
+                block
+                    .chunks
+                    .iter()
+                    .find(|c| k(c.kind))
+                    .map(|c| c.name.clone())
+            };
+            let motion = named(&|k| k == kind::MOTION).map(|n| entry(&original.motions, n).1);
+            let sound = named(&|k| k == kind::SOUND).map(|n| entry(&original.sounds, n));
+            let led = named(&|k| kind::LEDS.contains(&k)).map(|n| entry(&original.leds, n));
+            let stick = Stick::open(&root).unwrap();
+            let changes = stick
+                .add(&NewAction {
+                    name: &action.name,
+                    motion: motion.as_deref(),
+                    sound: sound.as_ref().map(|(n, d, k)| Media {
+                        name: n,
+                        kind: *k,
+                        data: d,
+                    }),
+                    led: led.as_ref().map(|(n, d, k)| Media {
+                        name: n,
+                        kind: *k,
+                        data: d,
+                    }),
+                })
+                .unwrap_or_else(|e| panic!("{treat}: {}: {e}", action.name));
+            assert_eq!(changes.mwcid, action.mwcid, "{treat}: {}", action.name);
+            for (path, bytes) in changes.files {
+                let target = root.join(path);
+                std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+                std::fs::write(target, bytes).unwrap();
+            }
+        }
+        for file in [
+            "MW/CONF/ERS-210.MWC",
+            "APP/PC/AMS/ACTION.CFG",
+            "MW/DATA/P/MOTION.ODA",
+            "MW/DATA/P/AUDIO.ODA",
+            "MW/DATA/P/LED.ODA",
+        ] {
+            let made = read(&root.join("OPEN-R").join(file));
+            let sony = read(&tree(treat).join(file));
+            assert!(
+                made == sony,
+                "{treat}: {file} differs ({} bytes made, {} Sony's)",
+                made.len(),
+                sony.len()
+            );
         }
     }
 }

@@ -4,5 +4,6 @@
 //! written here.
 
 pub mod actions;
+pub mod add;
 pub mod mwc;
 pub mod tree;
