@@ -233,3 +233,210 @@ fn hostile_sticks_get_an_error_never_a_panic() {
     assert_eq!(out.status.code(), Some(2));
     assert!(common::stderr(&out).contains("no OPEN-R folder here"));
 }
+
+/// A motion for the ERS-210 built from the repository's example, and a copy of Sony's
+/// redistributable ERS-210 tree made writable (the samples are read-only).
+fn example_and_stick() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let (dir, root) = copy_of("redist-ers210");
+    make_writable(&root);
+    let motion = dir.path().join("nw210.mtn");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
+    let out = common::run(&[
+        "-q",
+        "build",
+        example.to_str().unwrap(),
+        "--profile",
+        "ERS-210",
+        "-o",
+        motion.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    (dir, root, motion)
+}
+
+fn make_writable(dir: &Path) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            make_writable(&path);
+        } else {
+            let mut p = std::fs::metadata(&path).unwrap().permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            p.set_readonly(false);
+            std::fs::set_permissions(&path, p).unwrap();
+        }
+    }
+}
+
+/// Every file below `dir` with its bytes, by path below `dir` (backups left out).
+fn files_of(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.ends_with("aibo-motion-backup") {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.insert(
+                    path.strip_prefix(dir).unwrap().to_path_buf(),
+                    std::fs::read(&path).unwrap(),
+                );
+            }
+        }
+    }
+    out
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_built_motion_goes_on_a_stick_and_the_stick_checks_clean() {
+    let (dir, root, motion) = example_and_stick();
+    let before = files_of(&root);
+    let add = |args: &[&str]| {
+        let mut all = vec!["stick", "add", root.to_str().unwrap()];
+        all.extend(args);
+        common::run(&all)
+    };
+    let out = add(&[motion.to_str().unwrap(), "--name", "nod_wave"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let check = stick(&["check"], &root);
+    assert_eq!(check.status.code(), Some(0), "{}", common::stdout(&check));
+    let listed = common::stdout(&stick(&["list"], &root));
+    assert!(
+        listed.contains("nod_wave") && listed.contains("24001") && listed.contains("stand → stand"),
+        "{listed}"
+    );
+    // The files it replaced are kept, as they were.
+    let backups: Vec<PathBuf> = std::fs::read_dir(root.join("aibo-motion-backup"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(backups.len(), 1);
+    for file in ["OPEN-R/MW/CONF/ERS-210.MWC", "OPEN-R/APP/PC/AMS/ACTION.CFG"] {
+        assert_eq!(
+            std::fs::read(backups[0].join(file)).unwrap(),
+            before[Path::new(file)],
+            "{file}"
+        );
+    }
+    // Refused, with nothing written: the same name again, Sony's own name, a motion
+    // for another model, a sound R-CODE on the ERS-210 cannot play.
+    let after = files_of(&root);
+    let seven = dir.path().join("seven.mtn");
+    let mut m = aibo_motion::mtn::decode(&std::fs::read(&motion).unwrap())
+        .unwrap()
+        .motion;
+    m.design_label = "DRX-1000".into();
+    std::fs::write(&seven, aibo_motion::mtn::encode(&m).unwrap()).unwrap();
+    let wav = dir.path().join("loud.wav");
+    let spec = hound::WavSpec {
+        channels: 2,
+        sample_rate: 44_100,
+        bits_per_sample: 16,
+        sample_format: hound::SampleFormat::Int,
+    };
+    let mut w = hound::WavWriter::create(&wav, spec).unwrap();
+    w.write_sample(0i16).unwrap(); // left
+    w.write_sample(0i16).unwrap(); // right
+    w.finalize().unwrap();
+    for (args, expected) in [
+        (
+            vec![motion.to_str().unwrap(), "--name", "nod_wave"],
+            "already has an action named \"nod_wave\"",
+        ),
+        (
+            vec![motion.to_str().unwrap(), "--name", "sit"],
+            "Sony's own action",
+        ),
+        (
+            vec![seven.to_str().unwrap(), "--name", "other"],
+            "convert it with `aibo-motion convert FILE --to ERS-210`",
+        ),
+        (
+            vec!["--name", "noisy", "--sound", wav.to_str().unwrap()],
+            "8000 Hz, 8-bit, mono PCM only",
+        ),
+    ] {
+        let out = add(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            common::stderr(&out).contains(expected),
+            "{args:?}: {}",
+            common::stderr(&out)
+        );
+        assert!(files_of(&root) == after, "{args:?} wrote nothing");
+    }
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_stick_pulled_mid_way_holds_every_file_whole_and_checks_clean() {
+    // The files after a complete addition, to compare the interrupted ones with.
+    let (_done_dir, done, motion) = example_and_stick();
+    let old = files_of(&done);
+    let out = common::run(&[
+        "stick",
+        "add",
+        done.to_str().unwrap(),
+        motion.to_str().unwrap(),
+        "--name",
+        "nod_wave",
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let new = files_of(&done);
+    // Each write is held 150 ms before its rename (a debug-build hook), and the command
+    // is killed at points from its start through all three writes.
+    for kill_at_ms in [30, 120, 200, 280, 350, 430, 520, 700] {
+        let (_dir, root, motion) = example_and_stick();
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
+            .args([
+                "stick",
+                "add",
+                root.to_str().unwrap(),
+                motion.to_str().unwrap(),
+                "--name",
+                "nod_wave",
+            ])
+            .env("AIBO_MOTION_TEST_PAUSE_WRITE_MS", "150")
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(kill_at_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let now = files_of(&root);
+        for (path, bytes) in &now {
+            let name = path.file_name().unwrap().to_string_lossy();
+            assert!(
+                !name.starts_with(".aibo-motion-") || name.ends_with(".tmp"),
+                "{name}"
+            );
+            if name.starts_with(".aibo-motion-") {
+                continue; // a SIGKILL can leave a temporary file, never a half file
+            }
+            assert!(
+                old.get(path) == Some(bytes) || new.get(path) == Some(bytes),
+                "killed at {kill_at_ms} ms: {} is neither the old file nor the new",
+                path.display()
+            );
+        }
+        for path in old.keys() {
+            assert!(
+                now.contains_key(path),
+                "killed at {kill_at_ms} ms: {} lost",
+                path.display()
+            );
+        }
+        let check = stick(&["check"], &root);
+        assert_eq!(
+            check.status.code(),
+            Some(0),
+            "killed at {kill_at_ms} ms: {}",
+            common::stdout(&check)
+        );
+    }
+}

@@ -85,6 +85,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Plot(a) => a.force,
         Command::Preview(a) => a.force,
         Command::Oda(a) => a.forces(),
+        Command::Stick(a) => a.forces(),
         _ => false,
     });
     match cli.command {

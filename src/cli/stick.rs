@@ -1,11 +1,13 @@
 //! `aibo-motion stick`: the user actions on an R-CODE memory stick.
 
 use super::{json_text, print_stdout, shown, Outcome};
+use aibo_motion::fsio;
+use aibo_motion::stick::add::{Media, NewAction};
 use aibo_motion::stick::tree::{Severity, Stick};
 use anyhow::Result;
 use serde_json::json;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Read and check the user actions on a Memory Stick running Sony's R-CODE (its mounted
 /// root, or a folder holding an owner's R-CODE tree). Only the plain user files are
@@ -22,6 +24,35 @@ pub struct Args {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Action {
+    /// Add a user action: the motion into MOTION.ODA, a sound into AUDIO.ODA, lights
+    /// into LED.ODA, a block into the model's MWC catalogue and a line into ACTION.CFG,
+    /// as Sony's own treats were built. Each file replaced is first copied under
+    /// STICK/aibo-motion-backup/<time>/, and each is written to a temporary name beside
+    /// it and renamed into place: a stick pulled mid-way holds each file whole, old or
+    /// new, and archives are written before the catalogue that names their entries.
+    #[command(after_help = "Examples:\n  \
+        aibo-motion stick add /media/MEMSTICK dance.mtn --name dance\n  \
+        aibo-motion stick add /media/MEMSTICK dance.mtn --name dance --sound dance.wav --led dance.mid\n  \
+        aibo-motion stick add /media/MEMSTICK --name bark --sound bark.wav")]
+    Add {
+        /// The stick's root (the folder holding OPEN-R).
+        stick: PathBuf,
+        /// The motion (an MTN for the stick's model, named <kind>_<start>#<end>_…).
+        motion: Option<PathBuf>,
+        /// The action's name: lower-case letters, digits and _, at most 31.
+        #[arg(long)]
+        name: String,
+        /// A sound to play with it: .wav (ERS-210/220: 8 kHz, 8-bit, mono PCM) or .mid.
+        #[arg(long, value_name = "FILE")]
+        sound: Option<PathBuf>,
+        /// Lights to play with it: a .mid file (note = LED, velocity = brightness).
+        #[arg(long, value_name = "FILE")]
+        led: Option<PathBuf>,
+        /// Add a motion that goes past the model's limits or speeds (`check` lists them),
+        /// and replace user files that are read-only.
+        #[arg(long)]
+        force: bool,
+    },
     /// Each user action: its MWCID, motion (keyframes, duration, postures), sound and LED.
     List {
         /// The stick's root (the folder holding OPEN-R).
@@ -42,8 +73,30 @@ pub enum Action {
     },
 }
 
+impl Args {
+    /// Whether `--force` was given to `add`: it also lets it replace read-only files.
+    pub fn forces(&self) -> bool {
+        matches!(self.action, Action::Add { force: true, .. })
+    }
+}
+
 pub fn run(args: Args) -> Result<Outcome> {
     match args.action {
+        Action::Add {
+            stick,
+            motion,
+            name,
+            sound,
+            led,
+            force,
+        } => add(
+            &stick,
+            motion.as_deref(),
+            &name,
+            sound.as_deref(),
+            led.as_deref(),
+            force,
+        ),
         Action::List { stick, json } => list(&stick, json),
         Action::Check { stick, json } => check(&stick, json),
     }
@@ -143,4 +196,186 @@ fn check(path: &std::path::Path, as_json: bool) -> Result<Outcome> {
     } else {
         Outcome::Finding
     })
+}
+
+/// A sound or lights file as an archive entry: its name (the file's stem, which must be
+/// a name R-CODE takes) and its type by extension.
+fn media_file(
+    path: &Path,
+    what: &str,
+    kinds: &[(&str, [u8; 4])],
+) -> Result<(String, [u8; 4], Vec<u8>)> {
+    let ext = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    let Some((_, kind)) = kinds.iter().find(|(e, _)| *e == ext) else {
+        let known: Vec<String> = kinds.iter().map(|(e, _)| format!(".{e}")).collect();
+        anyhow::bail!(
+            "{}: a {what} is a {} file",
+            path.display(),
+            known.join(" or ")
+        );
+    };
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if !aibo_motion::stick::actions::valid_name(&name) {
+        anyhow::bail!(
+            "{}: the {what} is stored under its file name, and {name:?} is not one R-CODE takes \
+             (lower-case letters, digits and _, at most 31): rename the file",
+            path.display()
+        );
+    }
+    Ok((name, *kind, fsio::read_input(path)?))
+}
+
+/// R-CODE on the ERS-210/220 plays 8 kHz, 8-bit, mono PCM and nothing else.
+fn check_sound(path: &Path, data: &[u8], model: &str) -> Result<()> {
+    if model == "ERS-7"
+        || !path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("wav"))
+    {
+        return Ok(());
+    }
+    let spec = hound::WavReader::new(data)
+        .map_err(|e| anyhow::anyhow!("{}: not a WAV file R-CODE can play: {e}", path.display()))?
+        .spec();
+    let fits = spec.sample_rate == 8000
+        && spec.bits_per_sample == 8
+        && spec.channels == 1
+        && spec.sample_format == hound::SampleFormat::Int;
+    if !fits {
+        anyhow::bail!(
+            "{}: {} Hz, {}-bit, {} channel(s); R-CODE on the {model} plays 8000 Hz, 8-bit, \
+             mono PCM only (convert it, e.g. `sox {} -r 8000 -b 8 -c 1 out.wav`)",
+            path.display(),
+            spec.sample_rate,
+            spec.bits_per_sample,
+            spec.channels,
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+fn add(
+    root: &Path,
+    motion: Option<&Path>,
+    name: &str,
+    sound: Option<&Path>,
+    led: Option<&Path>,
+    force: bool,
+) -> Result<Outcome> {
+    if root.starts_with("/dev") {
+        anyhow::bail!(
+            "{}: a device; name the folder the stick is mounted on (its files are written, never the raw device)",
+            root.display()
+        );
+    }
+    let stick = Stick::open(root)?;
+    let motion_bytes = motion.map(fsio::read_input).transpose()?;
+    if let (Some(path), Some(bytes)) = (motion, &motion_bytes) {
+        let m = aibo_motion::mtn::decode(bytes)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+            .motion;
+        if let Some(profile) = aibo_motion::robot::profile::Profile::builtin(&stick.model) {
+            let found = aibo_motion::check::check(&m, &profile).violations.len();
+            if found > 0 && !force {
+                anyhow::bail!(
+                    "{}: {found} places past the {}'s limits or speeds (`aibo-motion check {}` \
+                     lists them); fix them, or add it anyway with --force",
+                    path.display(),
+                    stick.model,
+                    path.display()
+                );
+            }
+        }
+    }
+    let sound_file = sound;
+    let sound = sound_file
+        .map(|p| {
+            media_file(
+                p,
+                "sound",
+                &[("wav", *b"WAVE"), ("mid", *b"MIDI"), ("midi", *b"MIDI")],
+            )
+        })
+        .transpose()?;
+    if let (Some(path), Some((_, _, data))) = (sound_file, &sound) {
+        check_sound(path, data, &stick.model)?;
+    }
+    let led = led
+        .map(|p| {
+            media_file(
+                p,
+                "lighting pattern",
+                &[("mid", *b"LED\0"), ("midi", *b"LED\0")],
+            )
+        })
+        .transpose()?;
+    let changes = stick.add(&NewAction {
+        name,
+        motion: motion_bytes.as_deref(),
+        sound: sound.as_ref().map(|(n, k, d)| Media {
+            name: n,
+            kind: *k,
+            data: d,
+        }),
+        led: led.as_ref().map(|(n, k, d)| Media {
+            name: n,
+            kind: *k,
+            data: d,
+        }),
+    })?;
+    // Nothing is written unless everything can be: a read-only file found half-way
+    // would leave the stick with some of the files new.
+    let read_only: Vec<String> = changes
+        .files
+        .iter()
+        .map(|(relative, _)| stick.root.join(relative))
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.permissions().readonly()))
+        .map(|p| p.display().to_string())
+        .collect();
+    if !read_only.is_empty() && !force {
+        anyhow::bail!(
+            "{} read-only (copied from a CD?): nothing was written; make them writable \
+             (chmod u+w), or pass --force to replace them",
+            read_only.join(", ") + if read_only.len() == 1 { " is" } else { " are" }
+        );
+    }
+    let backup = stick.root.join("aibo-motion-backup").join(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+            .to_string(),
+    );
+    for (relative, bytes) in &changes.files {
+        let target = stick.root.join(relative);
+        if target.is_file() {
+            let saved = backup.join(relative);
+            if let Some(dir) = saved.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::copy(&target, &saved)?;
+        } else if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        fsio::write_bytes(&target, &[], bytes)?;
+    }
+    eprintln!(
+        "added {name} as action {} to the {} stick at {} ({} files written{})",
+        changes.mwcid,
+        stick.model,
+        stick.root.display(),
+        changes.files.len(),
+        if backup.is_dir() {
+            format!("; the files replaced are kept in {}", backup.display())
+        } else {
+            String::new()
+        }
+    );
+    Ok(Outcome::Success)
 }
