@@ -210,7 +210,24 @@ fn adding_a_treats_actions_to_the_redistributable_tree_reproduces_the_treat() {
             &common::shared("rcode-samples").join("redist-ers210"),
             &root,
         );
-        for action in original.actions.as_ref().unwrap().actions() {
+        let user_files = |root: &Path| -> Vec<Vec<u8>> {
+            [
+                "MW/CONF/ERS-210.MWC",
+                "APP/PC/AMS/ACTION.CFG",
+                "MW/DATA/P/MOTION.ODA",
+                "MW/DATA/P/AUDIO.ODA",
+                "MW/DATA/P/LED.ODA",
+            ]
+            .iter()
+            .map(|f| std::fs::read(root.join("OPEN-R").join(f)).unwrap_or_default())
+            .collect()
+        };
+        let count = original.actions.as_ref().unwrap().actions().count();
+        let mut before_last = Vec::new();
+        for (k, action) in original.actions.as_ref().unwrap().actions().enumerate() {
+            if k + 1 == count {
+                before_last = user_files(&root);
+            }
             let block = original.catalogue.catalogue.block(action.mwcid).unwrap();
             let named = |k: &dyn Fn(i32) -> bool| {
                 block
@@ -262,5 +279,18 @@ fn adding_a_treats_actions_to_the_redistributable_tree_reproduces_the_treat() {
                 sony.len()
             );
         }
+        // Removing the last action gives the files as they were before it was added.
+        let stick = Stick::open(&root).unwrap();
+        let last = original.actions.as_ref().unwrap().actions().last().unwrap();
+        let changes = stick.remove(&last.name).unwrap();
+        assert_eq!(changes.mwcid, last.mwcid);
+        for (path, bytes) in changes.files {
+            std::fs::write(root.join(path), bytes).unwrap();
+        }
+        assert!(
+            user_files(&root) == before_last,
+            "{treat}: removing {} undoes adding it",
+            last.name
+        );
     }
 }

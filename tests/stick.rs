@@ -440,3 +440,67 @@ fn a_stick_pulled_mid_way_holds_every_file_whole_and_checks_clean() {
         );
     }
 }
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn removing_an_action_keeps_what_others_play_and_autoplay_writes_the_boot_script() {
+    let (_dir, root) = copy_of("treat-ers210-cupid");
+    make_writable(&root);
+    let entries = |file: &str| -> Vec<String> {
+        let bytes = std::fs::read(root.join("OPEN-R/MW/DATA/P").join(file)).unwrap();
+        Archive::decode(&bytes)
+            .unwrap()
+            .archive
+            .entries
+            .into_iter()
+            .map(|e| e.name)
+            .collect()
+    };
+    // one_paw_r plays amsmtn17, amssound17 and amsled17; one_paw_l shares the sound.
+    let out = common::run(&["stick", "remove", root.to_str().unwrap(), "one_paw_r"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(!entries("MOTION.ODA").contains(&"a_sleep#sleep_amsmtn17".to_string()));
+    assert!(
+        entries("AUDIO.ODA").contains(&"amssound17".to_string()),
+        "shared, kept"
+    );
+    assert!(!entries("LED.ODA").contains(&"amsled17".to_string()));
+    assert_eq!(stick(&["check"], &root).status.code(), Some(0));
+    let v: serde_json::Value =
+        serde_json::from_str(&common::stdout(&stick(&["list", "--json"], &root))).unwrap();
+    assert_eq!(v["actions"].as_array().unwrap().len(), 41);
+    let out = common::run(&["stick", "remove", root.to_str().unwrap(), "one_paw_r"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(common::stderr(&out).contains("no action named \"one_paw_r\"; it has gaze_aibo,"));
+
+    let script = root.join("OPEN-R/APP/PC/AMS/R-CODE.R");
+    let before = std::fs::read(&script).unwrap();
+    let out = common::run(&[
+        "stick",
+        "autoplay",
+        root.to_str().unwrap(),
+        "gaze_aibo",
+        "nope_nope",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(&script).unwrap(), before, "nothing written");
+    let out = common::run(&[
+        "stick",
+        "autoplay",
+        root.to_str().unwrap(),
+        "gaze_aibo",
+        "ding",
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&script).unwrap(),
+        "// Written by aibo-motion stick autoplay: plays these actions at boot.\r\n\
+         PLAY:ACTION:gaze_aibo\r\nWAIT\r\nPLAY:ACTION:ding\r\nWAIT\r\n"
+    );
+    assert_eq!(stick(&["check"], &root).status.code(), Some(0));
+    // Both changes kept what they replaced, each in a folder of its own.
+    let backups = std::fs::read_dir(root.join("aibo-motion-backup"))
+        .unwrap()
+        .count();
+    assert_eq!(backups, 2);
+}

@@ -53,6 +53,30 @@ pub enum Action {
         #[arg(long)]
         force: bool,
     },
+    /// Remove a user action: its ACTION.CFG line, its catalogue block, and the archive
+    /// entries no other action plays (backed up and written as `add` does).
+    Remove {
+        /// The stick's root (the folder holding OPEN-R).
+        stick: PathBuf,
+        /// The action's name.
+        name: String,
+        /// Replace user files that are read-only.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Write an R-CODE.R that plays the named actions, in turn, when the robot starts
+    /// (the one it replaces is backed up).
+    #[command(after_help = "Example:\n  aibo-motion stick autoplay /media/MEMSTICK dance bow")]
+    Autoplay {
+        /// The stick's root (the folder holding OPEN-R).
+        stick: PathBuf,
+        /// Actions to play, in order: the stick's own or Sony's.
+        #[arg(required = true)]
+        names: Vec<String>,
+        /// Replace an R-CODE.R that is read-only.
+        #[arg(long)]
+        force: bool,
+    },
     /// Each user action: its MWCID, motion (keyframes, duration, postures), sound and LED.
     List {
         /// The stick's root (the folder holding OPEN-R).
@@ -76,7 +100,12 @@ pub enum Action {
 impl Args {
     /// Whether `--force` was given to `add`: it also lets it replace read-only files.
     pub fn forces(&self) -> bool {
-        matches!(self.action, Action::Add { force: true, .. })
+        matches!(
+            self.action,
+            Action::Add { force: true, .. }
+                | Action::Remove { force: true, .. }
+                | Action::Autoplay { force: true, .. }
+        )
     }
 }
 
@@ -97,6 +126,24 @@ pub fn run(args: Args) -> Result<Outcome> {
             led.as_deref(),
             force,
         ),
+        Action::Remove { stick, name, force } => {
+            let open = Stick::open(&stick)?;
+            let changes = open.remove(&name)?;
+            let backup = write_changes(&open, &changes.files, force)?;
+            eprintln!(
+                "removed {name} (action {}) from the {} stick at {}{}",
+                changes.mwcid,
+                open.model,
+                open.root.display(),
+                kept_in(&backup)
+            );
+            Ok(Outcome::Success)
+        }
+        Action::Autoplay {
+            stick,
+            names,
+            force,
+        } => autoplay(&stick, &names, force),
         Action::List { stick, json } => list(&stick, json),
         Action::Check { stick, json } => check(&stick, json),
     }
@@ -330,10 +377,34 @@ fn add(
             data: d,
         }),
     })?;
-    // Nothing is written unless everything can be: a read-only file found half-way
-    // would leave the stick with some of the files new.
-    let read_only: Vec<String> = changes
-        .files
+    let backup = write_changes(&stick, &changes.files, force)?;
+    eprintln!(
+        "added {name} as action {} to the {} stick at {} ({} files written{})",
+        changes.mwcid,
+        stick.model,
+        stick.root.display(),
+        changes.files.len(),
+        kept_in(&backup)
+    );
+    Ok(Outcome::Success)
+}
+
+/// `; the files replaced are kept in …`, where any were.
+fn kept_in(backup: &Path) -> String {
+    if backup.is_dir() {
+        format!("; the files replaced are kept in {}", backup.display())
+    } else {
+        String::new()
+    }
+}
+
+/// Writes `files` (paths below the stick's root) in their order: nothing unless every
+/// one can be written, each file it replaces first copied under
+/// `aibo-motion-backup/<time>/`, each written whole and renamed into place. Returns the
+/// backup folder.
+fn write_changes(stick: &Stick, files: &[(String, Vec<u8>)], force: bool) -> Result<PathBuf> {
+    // A read-only file found half-way would leave the stick with some files new.
+    let read_only: Vec<String> = files
         .iter()
         .map(|(relative, _)| stick.root.join(relative))
         .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.permissions().readonly()))
@@ -346,13 +417,19 @@ fn add(
             read_only.join(", ") + if read_only.len() == 1 { " is" } else { " are" }
         );
     }
-    let backup = stick.root.join("aibo-motion-backup").join(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs())
-            .to_string(),
-    );
-    for (relative, bytes) in &changes.files {
+    // A folder of its own for this change, even for two changes within one second.
+    let time = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let backups = stick.root.join("aibo-motion-backup");
+    let backup = (1..)
+        .map(|k| match k {
+            1 => backups.join(time.to_string()),
+            k => backups.join(format!("{time}-{k}")),
+        })
+        .find(|p| !p.exists())
+        .unwrap_or_else(|| backups.join(time.to_string()));
+    for (relative, bytes) in files {
         let target = stick.root.join(relative);
         if target.is_file() {
             let saved = backup.join(relative);
@@ -365,17 +442,52 @@ fn add(
         }
         fsio::write_bytes(&target, &[], bytes)?;
     }
-    eprintln!(
-        "added {name} as action {} to the {} stick at {} ({} files written{})",
-        changes.mwcid,
-        stick.model,
-        stick.root.display(),
-        changes.files.len(),
-        if backup.is_dir() {
-            format!("; the files replaced are kept in {}", backup.display())
-        } else {
-            String::new()
+    Ok(backup)
+}
+
+/// An R-CODE.R that plays `names` in turn at boot.
+fn autoplay(root: &Path, names: &[String], force: bool) -> Result<Outcome> {
+    let stick = Stick::open(root)?;
+    for name in names {
+        let known = stick
+            .actions
+            .as_ref()
+            .is_some_and(|a| a.find(name).is_some())
+            || stick.reserved.iter().any(|(_, l)| l.find(name).is_some());
+        if !known {
+            let held: Vec<String> = stick
+                .actions
+                .iter()
+                .flat_map(|a| a.actions().map(|x| x.name.clone()))
+                .collect();
+            anyhow::bail!(
+                "the stick has no action named {name:?}; its own are {}",
+                if held.is_empty() {
+                    "none yet".to_string()
+                } else {
+                    held.join(", ")
+                }
+            );
         }
+    }
+    let mut script =
+        String::from("// Written by aibo-motion stick autoplay: plays these actions at boot.\r\n");
+    for name in names {
+        script.push_str(&format!("PLAY:ACTION:{name}\r\nWAIT\r\n"));
+    }
+    if let Some(line) = script
+        .split("\r\n")
+        .find(|l| l.len() > aibo_motion::stick::tree::MAX_SCRIPT_LINE)
+    {
+        anyhow::bail!("{line:?} is longer than the 127 bytes R-CODE reads");
+    }
+    let relative = format!("{}/R-CODE.R", aibo_motion::stick::tree::paths::AMS);
+    let backup = write_changes(&stick, &[(relative, script.into_bytes())], force)?;
+    eprintln!(
+        "the stick at {} now plays {} at boot{}",
+        stick.root.display(),
+        names.join(", then "),
+        kept_in(&backup)
     );
     Ok(Outcome::Success)
 }

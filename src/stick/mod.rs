@@ -6,4 +6,5 @@
 pub mod actions;
 pub mod add;
 pub mod mwc;
+pub mod remove;
 pub mod tree;

@@ -20,6 +20,17 @@ pub mod kind {
     pub const SOUND: i32 = 0x2010;
     /// LED patterns (entries of `LED.ODA`); the treats name one pattern under all three.
     pub const LEDS: [i32; 3] = [0x3000, 0x3030, 0x3050];
+
+    /// The archive (file name in `OPEN-R/MW/DATA/P`) the entries of a chunk type live
+    /// in; `None` for types a user action does not use.
+    pub fn archive(kind: i32) -> Option<&'static str> {
+        match kind {
+            MOTION => Some("MOTION.ODA"),
+            SOUND => Some("AUDIO.ODA"),
+            k if LEDS.contains(&k) => Some("LED.ODA"),
+            _ => None,
+        }
+    }
 }
 
 /// Largest catalogue a stick holds: Sony's are 15–225 kB. A gzip file that inflates

@@ -193,12 +193,13 @@ impl Stick {
 
     /// The archive a chunk of `kind` plays from, and its file's name.
     fn archive_for(&self, chunk_kind: i32) -> Option<(&Option<Archive>, &'static str)> {
-        match chunk_kind {
-            kind::MOTION => Some((&self.motions, "MOTION.ODA")),
-            kind::SOUND => Some((&self.sounds, "AUDIO.ODA")),
-            k if kind::LEDS.contains(&k) => Some((&self.leds, "LED.ODA")),
-            _ => None,
-        }
+        let file = kind::archive(chunk_kind)?;
+        let archive = match file {
+            "MOTION.ODA" => &self.motions,
+            "AUDIO.ODA" => &self.sounds,
+            _ => &self.leds,
+        };
+        Some((archive, file))
     }
 
     /// The owner's actions, in `ACTION.CFG` order, with what each plays.

@@ -1,0 +1,89 @@
+//! Removing a user action: its `ACTION.CFG` line, its MWC block, and the archive entries
+//! it played that no other action plays. Written in the order [`Changes::files`] gives
+//! (the action list, then the catalogue, then the archives: the reverse of adding), a
+//! stick pulled between two files still holds a consistent set.
+
+use super::actions::Line;
+use super::add::Changes;
+use super::mwc::{self, kind};
+use super::tree::{paths, Stick, CATALOGUES};
+use crate::oda::Order;
+
+/// Why an action cannot be removed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RemoveError {
+    #[error("the stick has no action named {name:?}; it has {}", if held.is_empty() { "none".to_string() } else { held.join(", ") })]
+    NoSuchAction { name: String, held: Vec<String> },
+    #[error("{0}")]
+    Write(String),
+}
+
+impl Stick {
+    /// What removing the action `name` changes; the stick's files are not touched.
+    pub fn remove(&self, name: &str) -> Result<Changes, RemoveError> {
+        let list = self.actions.clone().unwrap_or_default();
+        let Some(action) = list.find(name).cloned() else {
+            return Err(RemoveError::NoSuchAction {
+                name: name.to_string(),
+                held: list.actions().map(|a| a.name.clone()).collect(),
+            });
+        };
+        let mut files = Vec::new();
+        let mut rest = list.clone();
+        rest.lines
+            .retain(|l| !matches!(l, Line::Action(a) if a.name == action.name));
+        files.push((format!("{}/ACTION.CFG", paths::AMS), rest.encode()));
+
+        let mut catalogue = self.catalogue.catalogue.clone();
+        let removed = catalogue
+            .blocks
+            .iter()
+            .position(|b| b.id == action.mwcid)
+            .map(|i| catalogue.blocks.remove(i));
+        let mwc = mwc::encode(&catalogue, &self.catalogue.packing)
+            .map_err(|e| RemoveError::Write(e.to_string()))?;
+        let file = CATALOGUES
+            .iter()
+            .find(|(_, m)| *m == self.model)
+            .map_or("ERS-210.MWC", |(f, _)| *f);
+        files.push((format!("{}/{file}", paths::CONF), mwc));
+
+        // Entries the removed block played that no remaining block plays.
+        let still_played = |oda: &str, entry: &str| {
+            catalogue
+                .blocks
+                .iter()
+                .flat_map(|b| &b.chunks)
+                .any(|c| kind::archive(c.kind) == Some(oda) && c.name == entry)
+        };
+        for (archive, oda) in [
+            (&self.motions, "MOTION.ODA"),
+            (&self.sounds, "AUDIO.ODA"),
+            (&self.leds, "LED.ODA"),
+        ] {
+            let (Some(archive), Some(block)) = (archive, &removed) else {
+                continue;
+            };
+            let unplayed: Vec<&str> = block
+                .chunks
+                .iter()
+                .filter(|c| kind::archive(c.kind) == Some(oda) && !still_played(oda, &c.name))
+                .map(|c| c.name.as_str())
+                .collect();
+            if unplayed.is_empty() {
+                continue;
+            }
+            let mut kept = archive.clone();
+            kept.entries
+                .retain(|e| !unplayed.contains(&e.name.as_str()));
+            let bytes = kept
+                .encode_in(Order::AsGiven)
+                .map_err(|e| RemoveError::Write(e.to_string()))?;
+            files.push((format!("{}/{oda}", paths::DATA), bytes));
+        }
+        Ok(Changes {
+            mwcid: action.mwcid,
+            files,
+        })
+    }
+}
