@@ -55,6 +55,7 @@ pub enum Action {
     },
     /// Remove a user action: its ACTION.CFG line, its catalogue block, and the archive
     /// entries no other action plays (backed up and written as `add` does).
+    #[command(after_help = "Examples:\n  aibo-motion stick remove /media/MEMSTICK dance")]
     Remove {
         /// The stick's root (the folder holding OPEN-R).
         stick: PathBuf,
@@ -66,7 +67,10 @@ pub enum Action {
     },
     /// Write an R-CODE.R that plays the named actions, in turn, when the robot starts
     /// (the one it replaces is backed up).
-    #[command(after_help = "Example:\n  aibo-motion stick autoplay /media/MEMSTICK dance bow")]
+    #[command(
+        after_help = "Examples:\n  aibo-motion stick autoplay /media/MEMSTICK dance\n  \
+        aibo-motion stick autoplay /media/MEMSTICK dance bow"
+    )]
     Autoplay {
         /// The stick's root (the folder holding OPEN-R).
         stick: PathBuf,
@@ -78,6 +82,8 @@ pub enum Action {
         force: bool,
     },
     /// Each user action: its MWCID, motion (keyframes, duration, postures), sound and LED.
+    #[command(after_help = "Examples:\n  aibo-motion stick list /media/MEMSTICK\n  \
+        aibo-motion stick list /media/MEMSTICK --json")]
     List {
         /// The stick's root (the folder holding OPEN-R).
         stick: PathBuf,
@@ -88,6 +94,10 @@ pub enum Action {
     /// Check the whole stick: every name an action plays is in its archive, the
     /// catalogue's counts are right, ACTION.CFG reads and clashes with none of Sony's
     /// actions, R-CODE.R's lines fit 127 bytes. Exit status 1 when anything is wrong.
+    #[command(
+        after_help = "Examples:\n  aibo-motion stick check /media/MEMSTICK\n  \
+        aibo-motion stick check /media/MEMSTICK --json"
+    )]
     Check {
         /// The stick's root (the folder holding OPEN-R).
         stick: PathBuf,
