@@ -173,19 +173,6 @@ fn a_treats_archives_write_back_byte_for_byte_in_the_order_their_entries_were_ad
     }
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// The main test of `stick add`: from Sony's redistributable ERS-210 tree, adding each
 /// of a treat's actions in its ACTION.CFG order, with the motion, sound and lights taken
 /// from the treat's archives, gives the treat's catalogue, action list and three
@@ -206,7 +193,7 @@ fn adding_a_treats_actions_to_the_redistributable_tree_reproduces_the_treat() {
         };
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("stick");
-        copy_tree(
+        common::copy_tree(
             &common::shared("rcode-samples").join("redist-ers210"),
             &root,
         );

@@ -16,24 +16,11 @@ const TREES: [&str; 6] = [
     "treat-ers210-thanksgiving",
 ];
 
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 /// A copy of a sample tree in a temporary folder, to damage.
 fn copy_of(name: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join(name);
-    copy_tree(&common::shared("rcode-samples").join(name), &root);
+    common::copy_tree(&common::shared("rcode-samples").join(name), &root);
     (dir, root)
 }
 

@@ -104,15 +104,7 @@ impl Stick {
         }
         let mut files = Vec::new();
         let mut chunks = Vec::new();
-        let chunk = |kind: i32, name: &str| Chunk {
-            kind,
-            repeat: 1,
-            start: 0,
-            fourth: 0,
-            synchronize: 1,
-            special: 0,
-            name: name.to_string(),
-        };
+        let chunk = Chunk::user;
         if let Some(bytes) = action.motion {
             let motion = mtn::decode(bytes)
                 .map_err(|e| AddError::Motion(e.to_string()))?

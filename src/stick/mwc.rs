@@ -55,6 +55,22 @@ pub struct Chunk {
     pub name: String,
 }
 
+impl Chunk {
+    /// A chunk as Sony's treats write a user action's: played once, from the start,
+    /// synchronized, the fourth field and special 0.
+    pub fn user(kind: i32, name: &str) -> Chunk {
+        Chunk {
+            kind,
+            repeat: 1,
+            start: 0,
+            fourth: 0,
+            synchronize: 1,
+            special: 0,
+            name: name.to_string(),
+        }
+    }
+}
+
 /// An action: its MWCID and the chunks it plays.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Block {
@@ -317,15 +333,7 @@ mod tests {
     use super::*;
 
     fn sample() -> Catalogue {
-        let chunk = |kind, name: &str| Chunk {
-            kind,
-            repeat: 1,
-            start: 0,
-            fourth: 0,
-            synchronize: 1,
-            special: 0,
-            name: name.into(),
-        };
+        let chunk = Chunk::user;
         Catalogue {
             version: 1,
             blocks: vec![
