@@ -491,3 +491,40 @@ fn removing_an_action_keeps_what_others_play_and_autoplay_writes_the_boot_script
         .count();
     assert_eq!(backups, 2);
 }
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_stick_without_room_is_refused_before_anything_is_written() {
+    let (_dir, root, motion) = example_and_stick();
+    let before = files_of(&root);
+    let add = |free: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
+            .args([
+                "stick",
+                "add",
+                root.to_str().unwrap(),
+                motion.to_str().unwrap(),
+                "--name",
+                "nod_wave",
+            ])
+            .env("AIBO_MOTION_TEST_FREE_BYTES", free)
+            .output()
+            .unwrap()
+    };
+    // The catalogue alone, new and backed up, needs twice its 215 kB.
+    let out = add("300000");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("has 292 kB free and this change needs"),
+        "{err}"
+    );
+    assert!(files_of(&root) == before, "nothing written");
+    assert!(!root.join("aibo-motion-backup").exists());
+    let out = add("8000000");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -427,6 +427,26 @@ fn write_changes(stick: &Stick, files: &[(String, Vec<u8>)], force: bool) -> Res
             read_only.join(", ") + if read_only.len() == 1 { " is" } else { " are" }
         );
     }
+    // Room for every new file beside the old one (written whole, then renamed) and for a
+    // backup of each file replaced.
+    let needed: u64 = files
+        .iter()
+        .map(|(relative, bytes)| {
+            let old = std::fs::metadata(stick.root.join(relative)).map_or(0, |m| m.len());
+            bytes.len() as u64 + old
+        })
+        .sum();
+    let free = free_space(&stick.root)?;
+    if needed > free {
+        anyhow::bail!(
+            "the stick at {} has {} kB free and this change needs {} kB (the new files, and a \
+             backup of each file replaced): nothing was written; make room (an older \
+             aibo-motion-backup folder can go)",
+            stick.root.display(),
+            free / 1024,
+            needed.div_ceil(1024)
+        );
+    }
     // A folder of its own for this change, even for two changes within one second.
     let time = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -500,4 +520,15 @@ fn autoplay(root: &Path, names: &[String], force: bool) -> Result<Outcome> {
         kept_in(&backup)
     );
     Ok(Outcome::Success)
+}
+
+/// The bytes free on the file system holding `root`.
+fn free_space(root: &Path) -> Result<u64> {
+    // Tests pretend a full stick through this (debug builds only).
+    #[cfg(debug_assertions)]
+    if let Some(bytes) = std::env::var_os("AIBO_MOTION_TEST_FREE_BYTES") {
+        return Ok(bytes.to_string_lossy().parse().unwrap_or(0));
+    }
+    fs4::available_space(root)
+        .map_err(|e| anyhow::anyhow!("{}: cannot tell its free space: {e}", root.display()))
 }
