@@ -528,3 +528,66 @@ fn a_stick_without_room_is_refused_before_anything_is_written() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn the_wireless_set_up_is_written_as_open_r_reads_it_and_checked() {
+    let (_dir, root) = copy_of("redist-ers7");
+    make_writable(&root);
+    let wifi = |args: &[&str]| {
+        let mut all = vec![
+            "stick",
+            "wifi",
+            root.to_str().unwrap(),
+            "--essid",
+            "homenet",
+        ];
+        all.extend(args);
+        common::run(&all)
+    };
+    // WPA-style passphrases are not WEP keys: refused, nothing written.
+    let out = wifi(&["--wep", "a-long-passphrase"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(common::stderr(&out).contains("no WPA"));
+    assert!(!root.join("OPEN-R/SYSTEM/CONF/WLANCONF.TXT").exists());
+    let out = wifi(&[
+        "--wep",
+        "0xAD4278E4A4",
+        "--ip",
+        "192.168.1.50",
+        "--netmask",
+        "255.255.255.0",
+        "--no-auth",
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let text = std::fs::read_to_string(root.join("OPEN-R/SYSTEM/CONF/WLANCONF.TXT")).unwrap();
+    for line in [
+        "HOSTNAME=AIBO",
+        "ESSID=homenet",
+        "WEPENABLE=1",
+        "WEPKEY=0xAD4278E4A4",
+        "APMODE=1",
+        "USE_DHCP=0",
+        "ETHER_IP=192.168.1.50",
+        "ETHER_NETMASK=255.255.255.0",
+        "IP_GATEWAY=192.168.1.50",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line}: {text}");
+    }
+    assert!(root.join("OPEN-R/APP/PC/AMS/NOAUTH.CFG").exists());
+    assert!(common::stderr(&out).contains("anyone on the wireless network"));
+    assert_eq!(stick(&["check"], &root).status.code(), Some(0));
+    // A set-up damaged by hand is reported by check.
+    std::fs::write(
+        root.join("OPEN-R/SYSTEM/CONF/WLANCONF.TXT"),
+        "ESSID=homenet\nUSE_DHCP=0\nETHER_IP=10.0.0\n",
+    )
+    .unwrap();
+    let out = stick(&["check"], &root);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        common::stdout(&out).contains("WLANCONF.TXT: line 3: ETHER_IP"),
+        "{}",
+        common::stdout(&out)
+    );
+}

@@ -81,6 +81,46 @@ pub enum Action {
         #[arg(long)]
         force: bool,
     },
+    /// Set up the robot's wireless network (OPEN-R/SYSTEM/CONF/WLANCONF.TXT), so that
+    /// R-CODE's console on TCP 21002 can be reached. The AIBO speaks 802.11b: an open
+    /// network or WEP, no WPA. Untested on a robot.
+    #[command(after_help = "Examples:\n  \
+        aibo-motion stick wifi /media/MEMSTICK --essid homenet --dhcp\n  \
+        aibo-motion stick wifi /media/MEMSTICK --essid homenet --wep AIBO2 --ip 192.168.1.50 \
+        --netmask 255.255.255.0 --gateway 192.168.1.1")]
+    Wifi {
+        /// The stick's root (the folder holding OPEN-R).
+        stick: PathBuf,
+        /// The network's name.
+        #[arg(long)]
+        essid: String,
+        /// The WEP key: 5 or 13 characters, or 0x and 10 or 26 hex digits (none: open).
+        #[arg(long, value_name = "KEY")]
+        wep: Option<String>,
+        /// Take an address from the network's DHCP server (the default).
+        #[arg(long, conflicts_with = "ip")]
+        dhcp: bool,
+        /// A fixed address (with --netmask; --gateway defaults to it, as Sony's guide says).
+        #[arg(long, value_name = "IPV4", requires = "netmask")]
+        ip: Option<std::net::Ipv4Addr>,
+        #[arg(long, value_name = "IPV4")]
+        netmask: Option<std::net::Ipv4Addr>,
+        #[arg(long, value_name = "IPV4", requires = "ip")]
+        gateway: Option<std::net::Ipv4Addr>,
+        /// The robot's host name.
+        #[arg(long, default_value = "AIBO")]
+        hostname: String,
+        /// The 802.11b channel (1–14).
+        #[arg(long, default_value_t = 3)]
+        channel: u8,
+        /// ERS-7: let the console be used without the owner's log-in (NOAUTH.CFG);
+        /// anyone on the network can then drive the robot.
+        #[arg(long)]
+        no_auth: bool,
+        /// Replace files that are read-only.
+        #[arg(long)]
+        force: bool,
+    },
     /// Each user action: its MWCID, motion (keyframes, duration, postures), sound and LED.
     #[command(after_help = "Examples:\n  aibo-motion stick list /media/MEMSTICK\n  \
         aibo-motion stick list /media/MEMSTICK --json")]
@@ -115,6 +155,7 @@ impl Args {
             Action::Add { force: true, .. }
                 | Action::Remove { force: true, .. }
                 | Action::Autoplay { force: true, .. }
+                | Action::Wifi { force: true, .. }
         )
     }
 }
@@ -154,6 +195,72 @@ pub fn run(args: Args) -> Result<Outcome> {
             names,
             force,
         } => autoplay(&stick, &names, force),
+        Action::Wifi {
+            stick,
+            essid,
+            wep,
+            dhcp: _,
+            ip,
+            netmask,
+            gateway,
+            hostname,
+            channel,
+            no_auth,
+            force,
+        } => {
+            use aibo_motion::stick::wifi::{self, Address, Wifi};
+            let address = match (ip, netmask) {
+                (Some(ip), Some(netmask)) => Address::Fixed {
+                    ip,
+                    netmask,
+                    gateway: gateway.unwrap_or(ip),
+                },
+                _ => Address::Dhcp,
+            };
+            let set_up = Wifi {
+                hostname,
+                essid,
+                wep,
+                channel,
+                address,
+            };
+            set_up.validate()?;
+            let open = Stick::open(&stick)?;
+            let mut files = vec![(wifi::PATH.to_string(), set_up.encode().into_bytes())];
+            if no_auth {
+                if open.model != "ERS-7" {
+                    anyhow::bail!(
+                        "--no-auth is for the ERS-7 (this is an {} stick)",
+                        open.model
+                    );
+                }
+                let owner = open.root.join("OPEN-R/APP/DATA/P/OWNER.TXT");
+                if owner.exists() {
+                    anyhow::bail!(
+                        "{} exists: R-CODE asks for the owner's log-in while it does (the tool \
+                         never deletes an owner's file; move it away yourself to go without)",
+                        owner.display()
+                    );
+                }
+                files.push(("OPEN-R/APP/PC/AMS/NOAUTH.CFG".to_string(), Vec::new()));
+                tracing::warn!(
+                    "console access without log-in: anyone on the wireless network can command the robot"
+                );
+            }
+            let backup = write_changes(&open, &files, force)?;
+            eprintln!(
+                "the stick at {} joins {:?} ({}); R-CODE's console will listen on TCP 21002 \
+                 where the R-CODE set-up turns it on (`W 1` in its SYSTEM.CFG){}",
+                open.root.display(),
+                set_up.essid,
+                match set_up.address {
+                    Address::Dhcp => "address by DHCP".to_string(),
+                    Address::Fixed { ip, .. } => format!("address {ip}"),
+                },
+                kept_in(&backup)
+            );
+            Ok(Outcome::Success)
+        }
         Action::List { stick, json } => list(&stick, json),
         Action::Check { stick, json } => check(&stick, json),
     }

@@ -8,3 +8,4 @@ pub mod add;
 pub mod mwc;
 pub mod remove;
 pub mod tree;
+pub mod wifi;

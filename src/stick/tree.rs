@@ -328,6 +328,12 @@ impl Stick {
                 }
             }
         }
+        // The wireless set-up, where there is one.
+        if let Ok(bytes) = std::fs::read(self.root.join(super::wifi::PATH)) {
+            if let Err(e) = super::wifi::decode(&bytes) {
+                error(format!("WLANCONF.TXT: {e}"));
+            }
+        }
         if !paths::RUNTIME.iter().all(|p| self.root.join(p).is_dir()) {
             found.push(Finding {
                 severity: Severity::Warning,
