@@ -255,6 +255,20 @@ fn make_writable(dir: &Path) {
     }
 }
 
+/// `stick add ROOT MOTION --name nod_wave`, to run with hooks set.
+fn add_nod_wave(root: &Path, motion: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-motion"));
+    c.args([
+        "stick",
+        "add",
+        root.to_str().unwrap(),
+        motion.to_str().unwrap(),
+        "--name",
+        "nod_wave",
+    ]);
+    c
+}
+
 /// Every file below `dir` with its bytes, by path below `dir` (backups left out).
 fn files_of(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
     let mut out = std::collections::BTreeMap::new();
@@ -379,15 +393,7 @@ fn a_stick_pulled_mid_way_holds_every_file_whole_and_checks_clean() {
     // is killed at points from its start through all three writes.
     for kill_at_ms in [30, 120, 200, 280, 350, 430, 520, 700] {
         let (_dir, root, motion) = example_and_stick();
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
-            .args([
-                "stick",
-                "add",
-                root.to_str().unwrap(),
-                motion.to_str().unwrap(),
-                "--name",
-                "nod_wave",
-            ])
+        let mut child = add_nod_wave(&root, &motion)
             .env("AIBO_MOTION_TEST_PAUSE_WRITE_MS", "150")
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -498,15 +504,7 @@ fn a_stick_without_room_is_refused_before_anything_is_written() {
     let (_dir, root, motion) = example_and_stick();
     let before = files_of(&root);
     let add = |free: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
-            .args([
-                "stick",
-                "add",
-                root.to_str().unwrap(),
-                motion.to_str().unwrap(),
-                "--name",
-                "nod_wave",
-            ])
+        add_nod_wave(&root, &motion)
             .env("AIBO_MOTION_TEST_FREE_BYTES", free)
             .output()
             .unwrap()
