@@ -11,6 +11,7 @@ mod oda;
 mod play;
 mod plot;
 mod preview;
+mod rcode;
 mod stick;
 
 use anyhow::{Context, Result};
@@ -60,6 +61,7 @@ pub enum Command {
     Upload(play::UploadArgs),
     Ports(play::PortsArgs),
     Stick(stick::Args),
+    Rcode(rcode::Args),
     Completions(docs::CompletionsArgs),
     Man(docs::ManArgs),
 }
@@ -102,6 +104,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Upload(a) => play::run_upload(a),
         Command::Ports(a) => play::run_ports(a),
         Command::Stick(a) => stick::run(a),
+        Command::Rcode(a) => rcode::run(a),
         Command::Completions(a) => docs::completions(a),
         Command::Man(a) => docs::man(a),
     }

@@ -40,6 +40,10 @@ pub struct Target {
     /// TCP address of the robot or a simulated joint server.
     #[arg(long, value_name = "HOST:PORT")]
     pub tcp: Option<String>,
+    /// A robot running R-CODE (port 21002 by default): play the user action NAME stored
+    /// on its stick (`aibo-motion stick add`) through its wireless console.
+    #[arg(long, value_name = "HOST")]
+    pub rcode: Option<String>,
 }
 
 /// Settings shared by play and upload.
@@ -75,7 +79,8 @@ pub struct LinkArgs {
     aibo-motion play dance.mtn --port /dev/ttyUSB0\n  \
     aibo-motion play dance.mtn --tcp 192.168.0.20:7000 --key aibo.key --loop 3\n  \
     aibo-motion play dance.mtn --tcp 127.0.0.1:7000 --mode upload --stats\n  \
-    aibo-motion play --name dance --tcp 127.0.0.1:7000      (a motion uploaded before)")]
+    aibo-motion play --name dance --tcp 127.0.0.1:7000      (a motion uploaded before)\n  \
+    aibo-motion play --rcode 192.168.1.50 dance             (an action on an R-CODE stick)")]
 pub struct PlayArgs {
     /// The MTN motion to play (omit it with --name to play a motion the robot holds).
     pub file: Option<PathBuf>,
@@ -162,6 +167,16 @@ fn store_name(given: Option<&str>, file: &Path) -> String {
 }
 
 pub fn run_play(args: PlayArgs) -> Result<Outcome> {
+    if let Some(host) = &args.link.target.rcode {
+        // The action is named by --name, or in FILE's place.
+        let name = match (&args.name, &args.file) {
+            (Some(n), _) => n.clone(),
+            (None, Some(f)) => f.to_string_lossy().into_owned(),
+            (None, None) => bail!("name the action to play: play --rcode HOST NAME"),
+        };
+        // An action lasts seconds to minutes; ten minutes without an end is a lost robot.
+        return super::rcode::play(host, &name, Duration::from_secs(600));
+    }
     let mut opts = options(&args.link)?;
     opts.mode = args.mode.into();
     opts.loops = args.loops;

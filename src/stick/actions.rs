@@ -118,8 +118,14 @@ pub fn decode(bytes: &[u8]) -> Result<Actions, ActionsError> {
     let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
     let mut lines = Vec::new();
     if !bytes.is_empty() {
+        let count = body.split(|&b| b == b'\n').count();
         for (i, raw) in body.split(|&b| b == b'\n').enumerate() {
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            // A CR belongs to the line break (CRLF); a last line without a break keeps it.
+            let ended = i + 1 < count || final_newline;
+            let raw = match raw.strip_suffix(b"\r") {
+                Some(stripped) if ended => stripped,
+                _ => raw,
+            };
             let line = i + 1;
             let fail = |why: String| ActionsError::Line { line, why };
             if raw.len() > MAX_LINE {
@@ -213,6 +219,8 @@ mod tests {
         let hex = decode(b"ACTION.X 0xFFF01200 0 x\r\n").unwrap();
         assert_eq!(hex.find("ACTION.X").unwrap().mwcid, 0xFFF0_1200_u32 as i32);
         assert_eq!(decode(b"").unwrap().encode(), b"");
+        // A last line without a break keeps a CR it ends in (found by fuzzing).
+        assert_eq!(decode(b"[X]\r").unwrap().encode(), b"[X]\r");
         // A new action is written as the treats write theirs.
         let mut a = decode(text).unwrap();
         a.lines

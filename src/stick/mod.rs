@@ -5,6 +5,7 @@
 
 pub mod actions;
 pub mod add;
+pub mod console;
 pub mod mwc;
 pub mod remove;
 pub mod tree;

@@ -1,0 +1,116 @@
+//! `aibo-motion rcode` and `play --rcode`: R-CODE's wireless console on a real robot.
+
+use std::io::BufRead;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{shown, Outcome};
+use aibo_motion::stick::console::Console;
+use anyhow::Result;
+
+/// Talk to R-CODE's console on a robot (TCP 21002): wait for its <READY>, send each
+/// LINE, and print what the robot answers. With no LINE, type commands (PLAY:ACTION:NAME,
+/// WAIT, STOP, QUIT, @DISS); the robot's answers print as they come. Untested against a
+/// robot.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  \
+    aibo-motion rcode 192.168.1.50 PLAY:ACTION:dance WAIT\n  \
+    aibo-motion rcode aibo.local      (type commands; Ctrl-D ends)")]
+pub struct Args {
+    /// The robot: HOST or HOST:PORT (port 21002 by default).
+    pub host: String,
+    /// Command lines to send, in turn (each waits for the robot's next <READY>).
+    pub lines: Vec<String>,
+    /// Seconds to wait for the robot's <READY> after a line (a WAIT lasts the action).
+    #[arg(long, default_value_t = 120.0, value_parser = super::parse_retry, allow_negative_numbers = true)]
+    pub timeout: f64,
+}
+
+pub fn run(args: Args) -> Result<Outcome> {
+    let timeout = Duration::from_secs_f64(args.timeout.max(1.0));
+    let (mut console, banner) = Console::connect(&args.host, Duration::from_secs(5))?;
+    for line in banner {
+        println!("{}", shown(&line));
+    }
+    let never = || false;
+    let print = &mut |line: &str| println!("{}", shown(line));
+    if !args.lines.is_empty() {
+        for line in &args.lines {
+            console.send(line)?;
+            console.until_ready(timeout, "an answer to the line sent", &never, print)?;
+        }
+        return Ok(Outcome::Success);
+    }
+    // Interactive: each line typed goes to the robot; its answers print as they come.
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        console.send(line.trim())?;
+        if line.trim() == "@DISS" {
+            break;
+        }
+        console.until_ready(timeout, "an answer to the line sent", &never, print)?;
+    }
+    Ok(Outcome::Success)
+}
+
+/// `play --rcode HOST --name NAME`: `PLAY:ACTION:NAME`, then `WAIT` until the action has
+/// ended. The first Ctrl-C sends `STOP` (R-CODE stops after the current action), a second
+/// `QUIT` (at once; the posture is then undefined).
+pub fn play(host: &str, name: &str, timeout: Duration) -> Result<Outcome> {
+    let (mut console, _) = Console::connect(host, Duration::from_secs(5))?;
+    let presses = Arc::new(AtomicU8::new(0));
+    {
+        let presses = presses.clone();
+        if let Ok(mut signals) = signal_hook::iterator::Signals::new([signal_hook::consts::SIGINT])
+        {
+            std::thread::spawn(move || {
+                for _ in signals.forever() {
+                    presses.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+    }
+    let print = &mut |line: &str| eprintln!("robot: {}", shown(line));
+    console.send(&format!("PLAY:ACTION:{name}"))?;
+    console.until_ready(
+        Duration::from_secs(10),
+        "the play command taken",
+        &|| false,
+        print,
+    )?;
+    console.send("WAIT")?;
+    // Wait for the action to end; each Ctrl-C meanwhile sends STOP, then QUIT.
+    let mut sent = 0;
+    loop {
+        let seen = sent;
+        let pressed = || presses.load(Ordering::Relaxed) > seen;
+        console.until_ready(timeout, "the action to end", &pressed, print)?;
+        let now = presses.load(Ordering::Relaxed);
+        if now == sent {
+            break;
+        }
+        sent = now;
+        let (word, what) = if sent == 1 {
+            ("STOP", "it stops after the current action")
+        } else {
+            ("QUIT", "it stops at once; its posture is then undefined")
+        };
+        console.send(word)?;
+        eprintln!(
+            "aibo-motion: Ctrl-C: sent {word} to {}: {what}",
+            console.address()
+        );
+    }
+    if sent > 0 {
+        return Ok(Outcome::Interrupted);
+    }
+    eprintln!(
+        "played {name} on {}: the action has ended",
+        console.address()
+    );
+    Ok(Outcome::Success)
+}
