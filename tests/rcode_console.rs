@@ -45,10 +45,15 @@ fn lines_go_to_the_console_one_ready_at_a_time() {
 
 #[test]
 fn a_log_in_prompt_and_a_closed_port_are_named() {
+    // A prompt with no line break after it is named as it comes.
     let (address, _server) = console("AIBO\r\nlogin: ");
     let out = common::run(&["rcode", &address, "WAIT"]);
-    // The prompt has no line break: it times out, or is named once a line ends it.
     assert_eq!(out.status.code(), Some(2));
+    assert!(
+        common::stderr(&out).contains("owner's log-in"),
+        "{}",
+        common::stderr(&out)
+    );
     let (address, _server) = console("Password required\r\n");
     let out = common::run(&["rcode", &address, "WAIT"]);
     assert_eq!(out.status.code(), Some(2));

@@ -145,43 +145,31 @@ impl Console {
                 .set_read_timeout(Some(left.min(Duration::from_millis(100))));
             match self.reader.read_until(b'\n', &mut raw) {
                 Ok(0) => return Err(ConsoleError::Closed(self.address.clone())),
-                Ok(_) if raw.ends_with(b"\n") || raw.len() > MAX_REPLY_LINE => {
-                    let line: String = raw
-                        .iter()
-                        .map(|&b| char::from(b))
-                        .collect::<String>()
-                        .trim_end()
-                        .to_string();
-                    raw.clear();
-                    if line == READY {
-                        return Ok(lines);
-                    }
-                    let lower = line.to_ascii_lowercase();
-                    if lower.contains("login") || lower.contains("password") {
-                        return Err(ConsoleError::LogIn(self.address.clone()));
-                    }
-                    each(&line);
-                    lines.push(line);
-                }
-                // A prompt without a line break yet, or a read that timed out: go on.
-                Ok(_) => {
-                    if raw == READY.as_bytes() {
-                        raw.clear();
-                        return Ok(lines);
-                    }
-                }
+                Ok(_) => {}
+                // A read that timed out: look at what has come so far.
                 Err(e)
                     if matches!(
                         e.kind(),
                         std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    if raw == READY.as_bytes() {
-                        raw.clear();
-                        return Ok(lines);
-                    }
-                }
+                    ) => {}
                 Err(_) => return Err(ConsoleError::Closed(self.address.clone())),
+            }
+            let whole = raw.ends_with(b"\n") || raw.len() > MAX_REPLY_LINE;
+            let text: String = raw.iter().map(|&b| char::from(b)).collect();
+            let line = text.trim_end();
+            // A prompt needs no line break: `<READY>` or a log-in prompt counts as it comes.
+            if line == READY {
+                raw.clear();
+                return Ok(lines);
+            }
+            let lower = line.to_ascii_lowercase();
+            if lower.contains("login") || lower.contains("password") {
+                return Err(ConsoleError::LogIn(self.address.clone()));
+            }
+            if whole {
+                each(line);
+                lines.push(line.to_string());
+                raw.clear();
             }
         }
     }
