@@ -176,19 +176,7 @@ pub fn decode_plain(bytes: &[u8]) -> Result<Catalogue, FormatError> {
     let block_count = c.i32("number of blocks")?;
     let chunks_at = c.pos();
     let chunk_total = c.i32("number of chunks")?;
-    // Every block takes at least 12 bytes: a count past that is not believed.
-    let most_blocks = c.remaining() / 12;
-    let block_count = usize::try_from(block_count)
-        .ok()
-        .filter(|&n| n <= most_blocks)
-        .ok_or_else(|| {
-            FormatError::new(
-                blocks_at,
-                "number of blocks",
-                format!("0 to {most_blocks} (12 bytes each at least)"),
-                block_count.to_string(),
-            )
-        })?;
+    let block_count = believable(&c, blocks_at, block_count, 12, "number of blocks")?;
     let mut blocks = Vec::with_capacity(block_count);
     let mut chunks_seen = 0usize;
     for _ in 0..block_count {
@@ -196,18 +184,13 @@ pub fn decode_plain(bytes: &[u8]) -> Result<Catalogue, FormatError> {
         let id = c.i32("MWCID")?;
         let count_at = c.pos();
         let count = c.i32("number of chunks in the block")?;
-        let most = c.remaining() / 25;
-        let count = usize::try_from(count)
-            .ok()
-            .filter(|&n| n <= most)
-            .ok_or_else(|| {
-                FormatError::new(
-                    count_at,
-                    format!("number of chunks in block {id}"),
-                    format!("0 to {most} (25 bytes each at least)"),
-                    count.to_string(),
-                )
-            })?;
+        let count = believable(
+            &c,
+            count_at,
+            count,
+            25,
+            &format!("number of chunks in block {id}"),
+        )?;
         let mut chunks = Vec::with_capacity(count);
         for _ in 0..count {
             chunks.push(read_chunk(&mut c)?);
@@ -232,6 +215,29 @@ pub fn decode_plain(bytes: &[u8]) -> Result<Catalogue, FormatError> {
         ));
     }
     Ok(Catalogue { version, blocks })
+}
+
+/// A count read at `at`, believed only as far as the bytes left could hold that many
+/// items of at least `size` bytes each (so no count allocates beyond the input).
+fn believable(
+    c: &Cursor<'_>,
+    at: usize,
+    count: i32,
+    size: usize,
+    what: &str,
+) -> Result<usize, FormatError> {
+    let most = c.remaining() / size;
+    usize::try_from(count)
+        .ok()
+        .filter(|&n| n <= most)
+        .ok_or_else(|| {
+            FormatError::new(
+                at,
+                what,
+                format!("0 to {most} ({size} bytes each at least)"),
+                count.to_string(),
+            )
+        })
 }
 
 fn expect_tag(c: &mut Cursor<'_>, tag: &[u8; 4], what: &str) -> Result<(), FormatError> {
