@@ -574,6 +574,32 @@ fn the_wireless_set_up_is_written_as_open_r_reads_it_and_checked() {
     }
     assert!(root.join("OPEN-R/APP/PC/AMS/NOAUTH.CFG").exists());
     assert!(common::stderr(&out).contains("anyone on the wireless network"));
+    // This tree holds no SYSTEM.CFG: none is made up, and the owner is told.
+    let settings = root.join("OPEN-R/APP/PC/AMS/SYSTEM.CFG");
+    assert!(!settings.exists());
+    assert!(
+        common::stderr(&out).contains("needs `W 1` in the stick's SYSTEM.CFG"),
+        "{}",
+        common::stderr(&out)
+    );
+    // Where it is, the console switch alone changes, and the old file is backed up.
+    let sony = b"// R-CODE settings\r\nV 1\r\nW 0 // wireless\r\nP 2\r\n";
+    std::fs::write(&settings, sony).unwrap();
+    let out = wifi(&["--dhcp"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(common::stderr(&out).contains("console is turned on"));
+    assert_eq!(
+        std::fs::read(&settings).unwrap(),
+        b"// R-CODE settings\r\nV 1\r\nW 1 // wireless\r\nP 2\r\n"
+    );
+    let backed_up: Vec<_> = files_of(&root.join("aibo-motion-backup"))
+        .into_iter()
+        .filter(|(p, _)| p.ends_with("SYSTEM.CFG"))
+        .collect();
+    assert_eq!(backed_up.len(), 1);
+    assert_eq!(backed_up[0].1, sony);
+    let out = wifi(&["--dhcp"]);
+    assert!(common::stderr(&out).contains("console was on already"));
     assert_eq!(stick(&["check"], &root).status.code(), Some(0));
     // A set-up damaged by hand is reported by check.
     std::fs::write(

@@ -4,7 +4,7 @@ use super::{json_text, print_stdout, shown, Outcome};
 use aibo_motion::fsio;
 use aibo_motion::stick::add::{Media, NewAction};
 use aibo_motion::stick::tree::{Severity, Stick};
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -82,8 +82,9 @@ pub enum Action {
         force: bool,
     },
     /// Set up the robot's wireless network (OPEN-R/SYSTEM/CONF/WLANCONF.TXT), so that
-    /// R-CODE's console on TCP 21002 can be reached. The AIBO speaks 802.11b: an open
-    /// network or WEP, no WPA. Untested on a robot.
+    /// R-CODE's console on TCP 21002 can be reached, and turn that console on (`W 1` in
+    /// OPEN-R/APP/PC/AMS/SYSTEM.CFG, where the stick has one; the rest of Sony's file is
+    /// kept). The AIBO speaks 802.11b: an open network or WEP, no WPA. Untested on a robot.
     #[command(after_help = "Examples:\n  \
         aibo-motion stick wifi /media/MEMSTICK --essid homenet --dhcp\n  \
         aibo-motion stick wifi /media/MEMSTICK --essid homenet --wep AIBO2 --ip 192.168.1.50 \
@@ -247,10 +248,33 @@ pub fn run(args: Args) -> Result<Outcome> {
                     "console access without log-in: anyone on the wireless network can command the robot"
                 );
             }
+            use aibo_motion::stick::settings::{self, ConsoleSwitch};
+            let settings_path = open.root.join(settings::PATH);
+            let console = match std::fs::read(&settings_path) {
+                Ok(bytes) => match settings::console_on(&bytes)
+                    .with_context(|| settings_path.display().to_string())?
+                {
+                    ConsoleSwitch::AlreadyOn => "R-CODE's console was on already (`W 1`)",
+                    ConsoleSwitch::Edited(bytes) => {
+                        files.push((settings::PATH.to_string(), bytes));
+                        "R-CODE's console is turned on (`W 1` in SYSTEM.CFG)"
+                    }
+                },
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    tracing::warn!(
+                        "{} is absent (a folder of user files only?): the console opens only \
+                         once the stick's R-CODE set-up has `W 1` in it",
+                        settings_path.display()
+                    );
+                    "R-CODE's console needs `W 1` in the stick's SYSTEM.CFG"
+                }
+                Err(e) => {
+                    return Err(e).with_context(|| settings_path.display().to_string());
+                }
+            };
             let backup = write_changes(&open, &files, force)?;
             eprintln!(
-                "the stick at {} joins {:?} ({}); R-CODE's console will listen on TCP 21002 \
-                 where the R-CODE set-up turns it on (`W 1` in its SYSTEM.CFG){}",
+                "the stick at {} joins {:?} ({}); {console}, on TCP 21002{}",
                 open.root.display(),
                 set_up.essid,
                 match set_up.address {

@@ -8,5 +8,6 @@ pub mod add;
 pub mod console;
 pub mod mwc;
 pub mod remove;
+pub mod settings;
 pub mod tree;
 pub mod wifi;
