@@ -340,10 +340,15 @@ fn a_built_motion_goes_on_a_stick_and_the_stick_checks_clean() {
         bits_per_sample: 16,
         sample_format: hound::SampleFormat::Int,
     };
+    // Half a second of A (440 Hz), in both channels.
     let mut w = hound::WavWriter::create(&wav, spec).unwrap();
-    w.write_sample(0i16).unwrap(); // left
-    w.write_sample(0i16).unwrap(); // right
+    for i in 0..22_050 {
+        let x = (std::f64::consts::TAU * 440.0 * f64::from(i) / 44_100.0).sin();
+        w.write_sample((x * 16_000.0) as i16).unwrap(); // left
+        w.write_sample((x * 16_000.0) as i16).unwrap(); // right
+    }
     w.finalize().unwrap();
+    let wav_bytes = std::fs::read(&wav).unwrap();
     for (args, expected) in [
         (
             vec![motion.to_str().unwrap(), "--name", "nod_wave"],
@@ -359,7 +364,8 @@ fn a_built_motion_goes_on_a_stick_and_the_stick_checks_clean() {
         ),
         (
             vec!["--name", "noisy", "--sound", wav.to_str().unwrap()],
-            "8000 Hz, 8-bit, mono PCM only",
+            "44100 Hz, 16-bit PCM, 2 channels; R-CODE on the ERS-210 plays 8000 Hz 8-bit \
+             mono PCM only; add it with --convert-sound to convert it",
         ),
     ] {
         let out = add(&args);
@@ -371,6 +377,32 @@ fn a_built_motion_goes_on_a_stick_and_the_stick_checks_clean() {
         );
         assert!(files_of(&root) == after, "{args:?} wrote nothing");
     }
+    // Converted, the sound goes on as the ERS-210 plays it; the owner's file is untouched.
+    let out = add(&[
+        "--name",
+        "noisy",
+        "--sound",
+        wav.to_str().unwrap(),
+        "--convert-sound",
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(std::fs::read(&wav).unwrap(), wav_bytes);
+    let audio = std::fs::read(root.join("OPEN-R/MW/DATA/P/AUDIO.ODA")).unwrap();
+    let archive = Archive::decode(&audio).unwrap().archive;
+    let entry = archive.entries.iter().find(|e| e.name == "loud").unwrap();
+    assert_eq!(&entry.kind, b"WAVE");
+    let reader = hound::WavReader::new(&entry.data[..]).unwrap();
+    let spec = reader.spec();
+    assert_eq!(
+        (spec.sample_rate, spec.bits_per_sample, spec.channels),
+        (8000, 8, 1)
+    );
+    assert!(
+        (i64::from(reader.duration()) - 4000).abs() <= 1,
+        "half a second"
+    );
+    let check = stick(&["check"], &root);
+    assert_eq!(check.status.code(), Some(0), "{}", common::stdout(&check));
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod play;
 mod plot;
 mod preview;
 mod rcode;
+mod sound;
 mod stick;
 
 use anyhow::{Context, Result};

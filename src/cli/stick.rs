@@ -42,9 +42,14 @@ pub enum Action {
         /// The action's name: lower-case letters, digits and _, at most 31.
         #[arg(long)]
         name: String,
-        /// A sound to play with it: .wav (ERS-210/220: 8 kHz, 8-bit, mono PCM) or .mid.
+        /// A sound to play with it: .wav (ERS-210/220: 8 kHz, 8-bit, mono PCM; ERS-7 also
+        /// 16 kHz 16-bit) or .mid.
         #[arg(long, value_name = "FILE")]
         sound: Option<PathBuf>,
+        /// Convert a WAV sound R-CODE cannot play to one it can (mono, resampled to
+        /// 8 kHz 8-bit, or 16 kHz 16-bit on the ERS-7); the file itself is left alone.
+        #[arg(long, requires = "sound")]
+        convert_sound: bool,
         /// Lights to play with it: a .mid file (note = LED, velocity = brightness).
         #[arg(long, value_name = "FILE")]
         led: Option<PathBuf>,
@@ -168,6 +173,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             motion,
             name,
             sound,
+            convert_sound,
             led,
             force,
         } => add(
@@ -175,6 +181,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             motion.as_deref(),
             &name,
             sound.as_deref(),
+            convert_sound,
             led.as_deref(),
             force,
         ),
@@ -419,41 +426,12 @@ fn media_file(
     Ok((name, *kind, fsio::read_input(path)?))
 }
 
-/// R-CODE on the ERS-210/220 plays 8 kHz, 8-bit, mono PCM and nothing else.
-fn check_sound(path: &Path, data: &[u8], model: &str) -> Result<()> {
-    if model == "ERS-7"
-        || !path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("wav"))
-    {
-        return Ok(());
-    }
-    let spec = hound::WavReader::new(data)
-        .map_err(|e| anyhow::anyhow!("{}: not a WAV file R-CODE can play: {e}", path.display()))?
-        .spec();
-    let fits = spec.sample_rate == 8000
-        && spec.bits_per_sample == 8
-        && spec.channels == 1
-        && spec.sample_format == hound::SampleFormat::Int;
-    if !fits {
-        anyhow::bail!(
-            "{}: {} Hz, {}-bit, {} channel(s); R-CODE on the {model} plays 8000 Hz, 8-bit, \
-             mono PCM only (convert it, e.g. `sox {} -r 8000 -b 8 -c 1 out.wav`)",
-            path.display(),
-            spec.sample_rate,
-            spec.bits_per_sample,
-            spec.channels,
-            path.display()
-        );
-    }
-    Ok(())
-}
-
 fn add(
     root: &Path,
     motion: Option<&Path>,
     name: &str,
     sound: Option<&Path>,
+    convert_sound: bool,
     led: Option<&Path>,
     force: bool,
 ) -> Result<Outcome> {
@@ -483,7 +461,7 @@ fn add(
         }
     }
     let sound_file = sound;
-    let sound = sound_file
+    let mut sound = sound_file
         .map(|p| {
             media_file(
                 p,
@@ -492,8 +470,21 @@ fn add(
             )
         })
         .transpose()?;
-    if let (Some(path), Some((_, _, data))) = (sound_file, &sound) {
-        check_sound(path, data, &stick.model)?;
+    if let (Some(path), Some((_, kind, data))) = (sound_file, &mut sound) {
+        if kind == b"WAVE" {
+            let why = super::sound::unplayable(data, &stick.model)
+                .with_context(|| path.display().to_string())?;
+            match why {
+                None => {}
+                Some(_) if convert_sound => {
+                    *data = super::sound::convert(path, data, &stick.model)?;
+                }
+                Some(why) => anyhow::bail!(
+                    "{}: {why}; add it with --convert-sound to convert it",
+                    path.display()
+                ),
+            }
+        }
     }
     let led = led
         .map(|p| {
