@@ -4,8 +4,9 @@
 //! bounded memory, and never panics on any input: it is what a program on the robot, or
 //! on a microcontroller between a USB-serial adapter and the servos, would embed. The
 //! `std` feature links it against std; the `sim` feature (the default, and `std` with it)
-//! adds the simulated joint server (`aibo-joint-server`), which runs the same core against
-//! a simulated robot.
+//! adds the simulated joint server's clock loop and transports (`sim`), which run the same
+//! core against a simulated robot; the `aibo-joint-server` binary over them is in the
+//! aibo-motion package, beside the stick readers its R-CODE mode needs.
 //!
 //! The wire protocol is documented, with test vectors, in `PROTOCOL.md`.
 
