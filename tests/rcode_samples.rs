@@ -281,3 +281,50 @@ fn adding_a_treats_actions_to_the_redistributable_tree_reproduces_the_treat() {
         );
     }
 }
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn every_treat_action_is_found_as_r_code_finds_it() {
+    let model = firmware_bridge::Model::find("ERS-210").unwrap();
+    for treat in TREATS {
+        let stick = Stick::open(&tree(treat)).unwrap();
+        let list = stick.actions.as_ref().unwrap();
+        let mut with_motion = 0;
+        for action in list.actions() {
+            assert_eq!(stick.mwcid_of(&action.name).unwrap(), action.mwcid);
+            let skit = stick.skit(action.mwcid).unwrap();
+            let Some(motion) = skit.motion else {
+                assert!(
+                    skit.sound.is_some(),
+                    "{treat} {}: plays something",
+                    action.name
+                );
+                continue;
+            };
+            with_motion += 1;
+            // Stored under its own name, for the treats' model, starting in a posture
+            // the robot has (R-CODE walks there first).
+            let block = stick.catalogue.catalogue.block(action.mwcid).unwrap();
+            let entry = block
+                .chunks
+                .iter()
+                .find(|c| c.kind == kind::MOTION)
+                .unwrap();
+            assert_eq!(motion.name, entry.name);
+            assert_eq!(motion.design_label, "DRX-910");
+            let start = skit.start.unwrap();
+            assert!(model.posture(&start).is_some(), "{treat}: {start}");
+        }
+        assert!(with_motion > 0, "{treat}");
+        assert!(stick.mwcid_of("no_such_action").is_err());
+        assert!(stick.skit(99_999).is_err());
+    }
+    // Sony's own actions are named in ACTION.AMS, but their motions are not on a stick.
+    let redist = Stick::open(&tree("redist-ers210")).unwrap();
+    let sit = redist.mwcid_of("SIT").unwrap();
+    assert_eq!(sit, 270);
+    assert!(matches!(
+        redist.skit(sit),
+        Err(aibo_motion::stick::skit::SkitError::Sonys { mwcid: 270, .. })
+    ));
+}

@@ -9,5 +9,6 @@ pub mod console;
 pub mod mwc;
 pub mod remove;
 pub mod settings;
+pub mod skit;
 pub mod tree;
 pub mod wifi;
