@@ -1,9 +1,12 @@
-//! `aibo-motion rcode` and `play --rcode` against a stand-in for R-CODE's console on
-//! loopback: a banner, `<READY>`, then `<READY>` again after each line. (How a real
-//! robot words anything else is unverified; the client passes it on.)
+//! `aibo-motion rcode` and `play --rcode`: first against a bare stand-in for R-CODE's
+//! console on loopback (a banner, `<READY>`, then `<READY>` again after each line), then
+//! end to end against the simulated R-CODE robot (`aibo-joint-server --rcode`) on a stick
+//! that `build` and `stick add` made, its record compared with the motion's dense
+//! playback. (How a real robot words anything but `<READY>` is unverified.)
 
 mod common;
 
+use firmware_bridge::Model;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 
@@ -69,4 +72,263 @@ fn a_log_in_prompt_and_a_closed_port_are_named() {
     let out = common::run(&["rcode", &closed.to_string()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(common::stderr(&out).contains("nothing listens there"));
+}
+
+/// The simulated R-CODE robot (`aibo-joint-server --rcode`) on a stick, its console's
+/// address, its log lines as they come, and its record.
+struct RcodeRobot {
+    child: std::process::Child,
+    address: String,
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    record: std::path::PathBuf,
+}
+
+impl RcodeRobot {
+    fn start(stick: &std::path::Path, posture: &str, record: std::path::PathBuf) -> RcodeRobot {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-joint-server"))
+            .args(["--rcode", "127.0.0.1:0", "--stick"])
+            .arg(stick)
+            .args(["--start-posture", posture, "--record"])
+            .arg(&record)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut address = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut address)
+            .unwrap();
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let stderr = child.stderr.take().unwrap();
+        let lines = log.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                lines.lock().unwrap().push(line);
+            }
+        });
+        RcodeRobot {
+            child,
+            address: address.trim().to_string(),
+            log,
+            record,
+        }
+    }
+
+    /// Waits (up to a minute, for a busy machine) for a log line containing `text`.
+    fn wait_for(&self, text: &str) {
+        let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while !self.log.lock().unwrap().iter().any(|l| l.contains(text)) {
+            assert!(
+                std::time::Instant::now() < end,
+                "no {text:?} in {:?}",
+                self.log.lock().unwrap()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// The record's rows as poses, split where the robot held (a gap in `t_us`).
+    fn plays(&self) -> Vec<Vec<Vec<i32>>> {
+        let mut plays: Vec<Vec<Vec<i32>>> = Vec::new();
+        let mut last = None;
+        for row in common::link::read_record(&self.record) {
+            if last.map_or(true, |t| row.t_us != t + 8000) {
+                plays.push(Vec::new());
+            }
+            last = Some(row.t_us);
+            plays.last_mut().unwrap().push(row.pose);
+        }
+        plays
+    }
+}
+
+impl Drop for RcodeRobot {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `build` the repository's example for the ERS-210 and `stick add` it as `nod_wave` to
+/// a copy of Sony's redistributable tree; the folder, the stick's root and the motion.
+fn example_on_a_stick() -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    aibo_motion::mtn::Motion,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("stick");
+    common::copy_tree(
+        &common::shared("rcode-samples").join("redist-ers210"),
+        &root,
+    );
+    let out = std::process::Command::new("chmod")
+        .args(["-R", "u+w"])
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(out.success());
+    let file = dir.path().join("nod.mtn");
+    let example =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
+    let out = common::run(&[
+        "-q",
+        "build",
+        example.to_str().unwrap(),
+        "--profile",
+        "ERS-210",
+        "-o",
+        file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let out = common::run(&[
+        "stick",
+        "add",
+        root.to_str().unwrap(),
+        file.to_str().unwrap(),
+        "--name",
+        "nod_wave",
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let motion = aibo_motion::mtn::decode(&std::fs::read(&file).unwrap())
+        .unwrap()
+        .motion;
+    (dir, root, motion)
+}
+
+/// The motion's dense 8 ms frames in the model's joint order (the record's columns).
+fn dense_in_model_order(motion: &aibo_motion::mtn::Motion, model: &Model) -> Vec<Vec<i32>> {
+    let column: Vec<usize> = model
+        .joints
+        .iter()
+        .map(|j| motion.locators.iter().position(|l| l == j.locator).unwrap())
+        .collect();
+    aibo_motion::mtn::dense_frames(motion)
+        .map(|f| column.iter().map(|&c| f.joints[c]).collect())
+        .collect()
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_built_motion_on_a_stick_plays_over_the_console_after_the_walk_to_its_posture() {
+    let (dir, root, motion) = example_on_a_stick();
+    let model = Model::find("ERS-210").unwrap();
+    // The robot sits; the motion starts standing.
+    let robot = RcodeRobot::start(&root, "sit", dir.path().join("record.csv"));
+    let out = common::run(&["play", "--rcode", &robot.address, "nod_wave"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(common::stderr(&out).contains("played nod_wave"));
+    robot.wait_for("nod_wave: ended");
+    // A walk, then the motion frame for frame as Sony's player interpolates it (the
+    // hold between them can be shorter than a frame, so the rows are counted).
+    let rows = robot.plays().concat();
+    let want = dense_in_model_order(&motion, model);
+    assert!(rows.len() > want.len(), "a walk came first");
+    let (walk, played) = rows.split_at(rows.len() - want.len());
+    assert_eq!(played, &want[..]);
+    // The walk: from sitting to standing, no joint faster than the ramp's share.
+    let sit = model.posture("sit").unwrap().angles;
+    let stand = model.posture("stand").unwrap().angles;
+    assert_eq!(walk.first().unwrap(), sit);
+    assert_eq!(walk.last().unwrap(), stand);
+    for pair in walk.windows(2) {
+        for (j, spec) in model.joints.iter().enumerate() {
+            if !spec.binary && spec.max_step > 0 {
+                let step = f64::from((pair[1][j] - pair[0][j]).abs());
+                assert!(
+                    step <= f64::from(spec.max_step) * aibo_motion::keyframes::RAMP_SPEED_SHARE,
+                    "{}: {step}",
+                    spec.name
+                );
+            }
+        }
+    }
+    // By number, and again: the robot stands now, so no walk.
+    let out = common::run(&["rcode", &robot.address, "PLAY:MWCID:24001", "WAIT"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    robot.wait_for("MWCID 24001: ended");
+    let again = robot.plays().concat();
+    assert_eq!(again.len(), rows.len() + want.len());
+    assert_eq!(again[rows.len()..], want[..]);
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn the_console_refuses_what_the_stick_cannot_play() {
+    let (dir, root, _) = example_on_a_stick();
+    let robot = RcodeRobot::start(&root, "stand", dir.path().join("record.csv"));
+    for (name, says) in [
+        ("no_such", "no action named \"no_such\""),
+        ("SIT", "plays Sony's own motion"),
+    ] {
+        let out = common::run(&["play", "--rcode", &robot.address, name]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = common::stderr(&out);
+        assert!(
+            err.contains(&format!("did not take PLAY:ACTION:{name}: ERROR:")) && err.contains(says),
+            "{err}"
+        );
+    }
+    let out = common::run(&["rcode", &robot.address, "DANCE:NOW", "@DISS"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(common::stdout(&out).contains("ERROR: DANCE:NOW: the simulated console knows"));
+    assert!(robot.plays().is_empty(), "nothing moved");
+}
+
+/// `play --rcode` in the background, and Ctrl-C sent to it `presses` times once the
+/// motion plays (the second 200 ms after the first).
+fn interrupted_play(robot: &RcodeRobot, presses: usize) -> std::process::Output {
+    let before = robot.log.lock().unwrap().len();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
+        .args(["play", "--rcode", &robot.address, "nod_wave"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let end = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !robot.log.lock().unwrap()[before..]
+        .iter()
+        .any(|l| l.contains("nod_wave: playing"))
+    {
+        assert!(std::time::Instant::now() < end);
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    for _ in 0..presses {
+        let killed = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn ctrl_c_sends_stop_which_ends_the_action_then_quit_which_cuts_it_short() {
+    let (dir, root, motion) = example_on_a_stick();
+    let model = Model::find("ERS-210").unwrap();
+    let full = dense_in_model_order(&motion, model);
+    let robot = RcodeRobot::start(&root, "stand", dir.path().join("record.csv"));
+    // STOP: R-CODE stops after the current action, which plays to its end.
+    let out = interrupted_play(&robot, 1);
+    assert_eq!(out.status.code(), Some(130));
+    assert!(common::stderr(&out).contains("sent STOP"));
+    robot.wait_for("nod_wave: ended");
+    assert_eq!(robot.plays(), std::slice::from_ref(&full));
+    // QUIT: at once; the robot holds, then rests.
+    let out = interrupted_play(&robot, 2);
+    assert_eq!(out.status.code(), Some(130));
+    assert!(common::stderr(&out).contains("sent QUIT"));
+    robot.wait_for("nod_wave: stopped by QUIT");
+    let plays = robot.plays();
+    assert!(plays.len() >= 2);
+    assert!(
+        plays[1].len() < full.len() && plays[1][..] == full[..plays[1].len()],
+        "cut short: {} of {} frames",
+        plays[1].len(),
+        full.len()
+    );
 }

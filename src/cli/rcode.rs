@@ -38,6 +38,10 @@ pub fn run(args: Args) -> Result<Outcome> {
     if !args.lines.is_empty() {
         for line in &args.lines {
             console.send(line)?;
+            // The robot hangs up rather than answer.
+            if line.trim() == "@DISS" {
+                break;
+            }
             console.until_ready(timeout, "an answer to the line sent", &never, print)?;
         }
         return Ok(Outcome::Success);
@@ -76,19 +80,28 @@ pub fn play(host: &str, name: &str, timeout: Duration) -> Result<Outcome> {
     }
     let print = &mut |line: &str| eprintln!("robot: {}", shown(line));
     console.send(&format!("PLAY:ACTION:{name}"))?;
-    console.until_ready(
+    let answer = console.until_ready(
         Duration::from_secs(10),
         "the play command taken",
         &|| false,
         print,
     )?;
+    if let Some(refusal) = answer.iter().find(|l| is_error(l)) {
+        anyhow::bail!(
+            "{} did not take PLAY:ACTION:{name}: {}",
+            console.address(),
+            shown(refusal)
+        );
+    }
     console.send("WAIT")?;
+    let mut failures = Vec::new();
     // Wait for the action to end; each Ctrl-C meanwhile sends STOP, then QUIT.
     let mut sent = 0;
     loop {
         let seen = sent;
         let pressed = || presses.load(Ordering::Relaxed) > seen;
-        console.until_ready(timeout, "the action to end", &pressed, print)?;
+        let answer = console.until_ready(timeout, "the action to end", &pressed, print)?;
+        failures.extend(answer.into_iter().filter(|l| is_error(l)));
         let now = presses.load(Ordering::Relaxed);
         if now == sent {
             break;
@@ -108,9 +121,22 @@ pub fn play(host: &str, name: &str, timeout: Duration) -> Result<Outcome> {
     if sent > 0 {
         return Ok(Outcome::Interrupted);
     }
+    if let Some(failure) = failures.first() {
+        eprintln!(
+            "aibo-motion: the action ended, but the robot reported: {}",
+            shown(failure)
+        );
+        return Ok(Outcome::Finding);
+    }
     eprintln!(
         "played {name} on {}: the action has ended",
         console.address()
     );
     Ok(Outcome::Success)
+}
+
+/// A line in which the robot reports a failure. How a real R-CODE words one is unverified;
+/// the simulated robot starts it with `ERROR:`.
+fn is_error(line: &str) -> bool {
+    line.to_ascii_lowercase().contains("error")
 }

@@ -1,5 +1,7 @@
 //! `aibo-joint-server`: the simulated joint server. See `--help`.
 
+mod rcode;
+
 use std::net::{SocketAddr, TcpListener};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -15,16 +17,19 @@ use firmware_bridge::{Bridge, Config, Key, Model};
 /// follow their commands at each joint's speed.
 ///
 /// It speaks the aibo-motion link protocol (firmware-bridge/PROTOCOL.md) over TCP, a
-/// serial device, or a pseudo-terminal it creates. The first line it prints on stdout
-/// is where to connect (the TCP address, or the pty's path).
+/// serial device, or a pseudo-terminal it creates; or, with --rcode, R-CODE's wireless
+/// console, playing the user actions of an R-CODE stick as a robot running R-CODE would.
+/// The first line it prints on stdout is where to connect (the TCP address, or the pty's
+/// path).
 #[derive(Parser)]
 #[command(
-    group(clap::ArgGroup::new("transport").required(true).args(["tcp", "serial", "pty"])),
+    group(clap::ArgGroup::new("transport").required(true).args(["tcp", "serial", "pty", "rcode"])),
     version,
     after_help = "Examples:\n  \
     aibo-joint-server --pty --profile ERS-7 --record out.csv\n  \
     aibo-joint-server --tcp 127.0.0.1:7000 --profile ERS-210\n  \
-    aibo-joint-server --serial /dev/ttyUSB0 --baud 115200 --profile ERS-7 --key aibo.key"
+    aibo-joint-server --serial /dev/ttyUSB0 --baud 115200 --profile ERS-7 --key aibo.key\n  \
+    aibo-joint-server --rcode 127.0.0.1:21002 --stick /media/MEMSTICK --record out.csv"
 )]
 struct Args {
     /// Listen on this TCP address (port 0 picks a free port; the address is printed).
@@ -36,12 +41,22 @@ struct Args {
     /// Create a pseudo-terminal pair and print the path a host connects to.
     #[arg(long)]
     pty: bool,
+    /// Be a robot running R-CODE: its wireless console on this TCP address (a robot's is
+    /// port 21002), playing the user actions of the stick at --stick (PLAY:ACTION,
+    /// PLAY:MWCID, WAIT, STOP, QUIT, @DISS).
+    #[arg(long, value_name = "ADDR", requires = "stick")]
+    rcode: Option<SocketAddr>,
+    /// The R-CODE stick (its root, or a folder holding OPEN-R) whose actions --rcode
+    /// plays; it gives the model.
+    #[arg(long, value_name = "DIR", requires = "rcode")]
+    stick: Option<PathBuf>,
     /// Baud rate for --serial.
     #[arg(long, default_value_t = 115_200)]
     baud: u32,
     /// Robot model: ERS-210, ERS-220, ERS-7 or a design label (DRX-910, DRX-900, DRX-1000).
-    #[arg(long, value_name = "MODEL")]
-    profile: String,
+    /// With --stick, the stick's model unless given.
+    #[arg(long, value_name = "MODEL", required_unless_present = "stick")]
+    profile: Option<String>,
     /// Write every 8 ms frame commanded anew as `t_us,<locator>…` in µrad; `t_us` is on
     /// the robot's clock (8 ms a tick), and holds write nothing.
     #[arg(long, value_name = "FILE.csv")]
@@ -72,17 +87,32 @@ fn main() {
 }
 
 fn serve(args: Args) -> Result<()> {
-    let model = Model::find(&args.profile).with_context(|| {
+    let stick = match &args.stick {
+        Some(dir) => Some(aibo_motion::stick::tree::Stick::open(dir)?),
+        None => None,
+    };
+    let profile = match (&args.profile, &stick) {
+        (Some(p), _) => p.clone(),
+        (None, Some(s)) => s.model.clone(),
+        (None, None) => bail!("--profile MODEL is needed"),
+    };
+    let model = Model::find(&profile).with_context(|| {
         let known: Vec<_> = firmware_bridge::MODELS
             .iter()
             .map(|m| format!("{} ({})", m.name, m.design_label))
             .collect();
-        format!(
-            "unknown model {:?}; known: {}",
-            args.profile,
-            known.join(", ")
-        )
+        format!("unknown model {profile:?}; known: {}", known.join(", "))
     })?;
+    if let Some(s) = &stick {
+        if Model::find(&s.model) != Some(model) {
+            bail!(
+                "the stick at {} is an {} stick, not an {}",
+                s.root.display(),
+                s.model,
+                model.name
+            );
+        }
+    }
     let key = match &args.key {
         Some(path) => {
             let bytes =
@@ -126,7 +156,27 @@ fn serve(args: Args) -> Result<()> {
     };
     let stop = Arc::new(AtomicBool::new(false));
     let (tx, rx) = mpsc::channel();
-    if let Some(addr) = args.tcp {
+    if let (Some(console), Some(stick)) = (args.rcode, &stick) {
+        if !console.ip().is_loopback() && !args.allow_remote {
+            bail!("{console} is reachable from other machines, and R-CODE's console has no key: anyone on the network could move the robot. Use a loopback address, or --allow-remote");
+        }
+        let console =
+            TcpListener::bind(console).with_context(|| format!("listening on {console}"))?;
+        // The bridge core's own link, which the console's player uses, stays on loopback.
+        let link = TcpListener::bind("127.0.0.1:0").context("listening on loopback")?;
+        let robot = Arc::new(rcode::Robot {
+            stick: stick.root.clone(),
+            model,
+            bridge: link.local_addr()?,
+            key: key.clone(),
+            pose: std::sync::Mutex::new(start.to_vec()),
+            quiet: args.quiet,
+        });
+        println!("{}", console.local_addr()?);
+        let stop = stop.clone();
+        thread::spawn(move || sim::serve_tcp(link, tx, stop));
+        thread::spawn(move || rcode::serve(console, robot));
+    } else if let Some(addr) = args.tcp {
         if !addr.ip().is_loopback() && key.is_none() && !args.allow_remote {
             bail!("{addr} is reachable from other machines and no --key is set: anyone on the network could move the robot. Use a key, a loopback address, or --allow-remote");
         }
