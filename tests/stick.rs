@@ -647,3 +647,29 @@ fn the_wireless_set_up_is_written_as_open_r_reads_it_and_checked() {
         common::stdout(&out)
     );
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn nothing_is_written_below_dev() {
+    // /dev/shm is the one place below /dev a test can make a tree in.
+    let dir = tempfile::tempdir_in("/dev/shm").unwrap();
+    common::copy_tree(
+        &common::shared("rcode-samples").join("redist-ers210"),
+        dir.path(),
+    );
+    make_writable(dir.path());
+    let before = files_of(dir.path());
+    for args in [vec!["autoplay", "SIT"], vec!["wifi", "--essid", "homenet"]] {
+        let mut all = vec!["stick", args[0], dir.path().to_str().unwrap()];
+        all.extend(&args[1..]);
+        let out = common::run(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            common::stderr(&out).contains("a device; name the folder the stick is mounted on"),
+            "{}",
+            common::stderr(&out)
+        );
+    }
+    assert!(files_of(dir.path()) == before);
+}

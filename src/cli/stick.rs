@@ -435,12 +435,6 @@ fn add(
     led: Option<&Path>,
     force: bool,
 ) -> Result<Outcome> {
-    if root.starts_with("/dev") {
-        anyhow::bail!(
-            "{}: a device; name the folder the stick is mounted on (its files are written, never the raw device)",
-            root.display()
-        );
-    }
     let stick = Stick::open(root)?;
     let motion_bytes = motion.map(fsio::read_input).transpose()?;
     if let (Some(path), Some(bytes)) = (motion, &motion_bytes) {
@@ -535,6 +529,15 @@ fn kept_in(backup: &Path) -> String {
 /// `aibo-motion-backup/<time>/`, each written whole and renamed into place. Returns the
 /// backup folder.
 fn write_changes(stick: &Stick, files: &[(String, Vec<u8>)], force: bool) -> Result<PathBuf> {
+    // Files on a mounted stick, never a raw device (however the path reaches it).
+    let real = std::fs::canonicalize(&stick.root).unwrap_or_else(|_| stick.root.clone());
+    if stick.root.starts_with("/dev") || real.starts_with("/dev") {
+        anyhow::bail!(
+            "{}: a device; name the folder the stick is mounted on (its files are written, \
+             never the raw device)",
+            stick.root.display()
+        );
+    }
     // A read-only file found half-way would leave the stick with some files new.
     let read_only: Vec<String> = files
         .iter()
