@@ -7,6 +7,7 @@
 //! `preview`: plotters) and `cli` (the `aibo-motion` command, with both). Without them the
 //! library is the codecs, the readers, retargeting and `check`.
 
+pub mod balance;
 pub mod binary;
 pub mod check;
 pub mod edit;

@@ -9,13 +9,22 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// Report every keyframe value outside a joint's limits and every segment faster than
-/// the joint can move. Exit status 1 when anything is reported, 0 when clean, 2 when
-/// the motion has columns the profile does not know (a motion for another robot),
-/// unless --partial.
+/// the joint can move; with --balance, also every stretch where the robot would not
+/// stay on its feet. Exit status 1 when anything is reported (for balance: a span
+/// longer than 100 ms), 0 when clean, 2 when the motion has columns the profile does
+/// not know (a motion for another robot), unless --partial.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  aibo-motion check dance.mtn\n  \
-                        aibo-motion check dance.mtn --profile ERS-7 --json\n\n\
-                        Speeds are the angle change over a segment's duration, (n + 1) × 16 ms.")]
+                        aibo-motion check dance.mtn --profile ERS-7 --json\n  \
+                        aibo-motion check dance.mtn --balance --margin 15\n\n\
+                        Speeds are the angle change over a segment's duration, (n + 1) × 16 ms.\n\n\
+                        Balance (static): each 8 ms frame is put on a flat floor at the body \
+                        attitude the motion carries, and turns about the edge of its support \
+                        until it rests. A frame is unstable when the centre of mass is less \
+                        than --margin inside the support polygon, or when the robot must tip \
+                        more than 10° (or rests on its head) to rest. Tipping from two paws, \
+                        one front and one hind, is how a trot or pace moves: reported as \
+                        dynamic, not as a fault.")]
 pub struct Args {
     /// The MTN motion to check.
     pub file: PathBuf,
@@ -29,6 +38,12 @@ pub struct Args {
     /// Check only the joints the motion shares with the profile, when it has others.
     #[arg(long)]
     pub partial: bool,
+    /// Also test whether the robot stays on its feet (statically, frame by frame).
+    #[arg(long)]
+    pub balance: bool,
+    /// The distance the centre of mass must keep inside the support polygon, mm.
+    #[arg(long, value_name = "MM", default_value_t = aibo_motion::balance::DEFAULT_MARGIN_MM, requires = "balance")]
+    pub margin: f64,
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
@@ -74,6 +89,14 @@ pub fn run(args: Args) -> Result<Outcome> {
         );
     }
     super::log_warnings(&report.warnings);
+    let balance = if args.balance {
+        if !(args.margin.is_finite() && args.margin >= 0.0) {
+            anyhow::bail!("--margin {}: a distance in mm, 0 or more", args.margin);
+        }
+        Some(aibo_motion::balance::check(&motion, &profile, args.margin)?)
+    } else {
+        None
+    };
     let mut warnings = decoded.warnings;
     warnings.extend(report.warnings.iter().cloned());
 
@@ -86,6 +109,29 @@ pub fn run(args: Args) -> Result<Outcome> {
             "violations": report.violations,
             "warnings": warnings,
         });
+        let mut value = value;
+        if let Some(b) = &balance {
+            value["balance"] = json!({
+                "summary": b.summary(),
+                "required_margin_mm": b.required_margin_mm,
+                "least_margin_mm": rounded(b.least_margin_mm),
+                "frames": b.frames,
+                "unstable_frames": b.unstable_frames,
+                "marginal_frames": b.marginal_frames,
+                "dynamic_frames": b.dynamic_frames,
+                "uncertain_masses": b.uncertain_masses,
+                "spans": b.spans.iter().map(|s| json!({
+                    "start_ms": s.start_ms,
+                    "end_ms": s.end_ms,
+                    "verdict": s.verdict,
+                    "worst_margin_mm": rounded(s.worst_margin_mm),
+                    "direction": s.direction,
+                    "dynamic": s.dynamic,
+                    "fault": s.fault(),
+                    "resting_on": s.resting_on,
+                })).collect::<Vec<_>>(),
+            });
+        }
         print_stdout(&json_text(&value))?;
     } else {
         let mut t = String::new();
@@ -117,13 +163,53 @@ pub fn run(args: Args) -> Result<Outcome> {
                 if n == 1 { "" } else { "s" }
             ),
         };
+        if let Some(b) = &balance {
+            for s in &b.spans {
+                let _ = writeln!(t, "  {}", describe_span(s));
+            }
+            let _ = writeln!(t, "balance: {}", b.summary());
+        }
         print_stdout(&t)?;
     }
-    Ok(if report.violations.is_empty() {
+    let falls = balance
+        .as_ref()
+        .is_some_and(|b| b.faults().next().is_some());
+    Ok(if report.violations.is_empty() && !falls {
         Outcome::Success
     } else {
         Outcome::Finding
     })
+}
+
+/// A length for JSON, to 0.1 mm (and null where there is none).
+fn rounded(mm: f64) -> Option<f64> {
+    mm.is_finite().then(|| (mm * 10.0).round() / 10.0)
+}
+
+/// One unstable span, for the text report (and `build`'s warnings).
+pub fn describe_span(s: &aibo_motion::balance::Span) -> String {
+    use aibo_motion::balance::Verdict;
+    let kind = match s.verdict {
+        Verdict::Unstable if s.dynamic => "dynamic (two paws down, as a trot or pace)",
+        Verdict::Unstable if s.fault() => "unstable",
+        Verdict::Unstable => "briefly unstable",
+        _ => "marginal",
+    };
+    let way = match (s.direction, s.verdict) {
+        (None, _) => String::new(),
+        (Some(d), Verdict::Unstable) => format!(", tipping {}", d.words()),
+        (Some(d), _) => format!(", nearest edge {}", d.words()),
+    };
+    let margin = if s.worst_margin_mm.is_finite() {
+        format!("{:.0} mm", s.worst_margin_mm)
+    } else {
+        "none".into()
+    };
+    format!(
+        "{} to {}: {kind}, worst margin {margin}{way}",
+        seconds(s.start_ms),
+        seconds(s.end_ms),
+    )
 }
 
 /// The first few of a list, for a message.

@@ -35,6 +35,8 @@ pub struct Profile {
     pub legs: Option<crate::robot::geometry::LegGeometry>,
     /// Neck, head and tail geometry for `preview` and `export`; `None` when not given.
     pub body: Option<crate::robot::geometry::BodyGeometry>,
+    /// Masses for `check --balance` and `simulate`; `None` when not given.
+    pub mass: Option<crate::robot::geometry::MassModel>,
 }
 
 /// One robot joint's source: a measure of the source body, and how it scales:
@@ -401,6 +403,7 @@ impl Profile {
             mappings,
             legs: raw.legs,
             body: raw.body,
+            mass: raw.mass,
         })
     }
 
@@ -441,6 +444,7 @@ struct RawProfile {
     mapping: Vec<Spanned<Mapping>>,
     legs: Option<crate::robot::geometry::LegGeometry>,
     body: Option<crate::robot::geometry::BodyGeometry>,
+    mass: Option<crate::robot::geometry::MassModel>,
 }
 
 #[derive(Deserialize)]
