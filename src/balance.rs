@@ -203,6 +203,20 @@ impl Body {
         weighted / self.total_kg
     }
 
+    /// The points that can touch the floor, by name, where they are for a pose (each
+    /// round one at its lowest point), and the centre of mass: mm, the pose's frame.
+    pub fn touch_points(&self, pose: &Pose) -> (Vec<(String, DVec3)>, DVec3) {
+        let points = self
+            .contacts
+            .iter()
+            .map(|c| {
+                let p = pose.positions[c.bone] + pose.rotations[c.bone] * c.offset;
+                (c.name.clone(), p - DVec3::Z * c.radius)
+            })
+            .collect();
+        (points, self.centre_of_mass(pose))
+    }
+
     /// The static test of one pose: joint angles (radians, profile order) and the body's
     /// roll, pitch and yaw (radians).
     pub fn stance(&self, joints: &[f64], attitude: [f64; 3]) -> Stance {

@@ -42,7 +42,8 @@ pub struct Args {
     #[arg(long)]
     pub balance: bool,
     /// The distance the centre of mass must keep inside the support polygon, mm.
-    #[arg(long, value_name = "MM", default_value_t = aibo_motion::balance::DEFAULT_MARGIN_MM, requires = "balance")]
+    #[arg(long, value_name = "MM", default_value_t = aibo_motion::balance::DEFAULT_MARGIN_MM,
+          requires = "balance", value_parser = super::parse_margin, allow_negative_numbers = true)]
     pub margin: f64,
 }
 
@@ -90,9 +91,6 @@ pub fn run(args: Args) -> Result<Outcome> {
     }
     super::log_warnings(&report.warnings);
     let balance = if args.balance {
-        if !(args.margin.is_finite() && args.margin >= 0.0) {
-            anyhow::bail!("--margin {}: a distance in mm, 0 or more", args.margin);
-        }
         Some(aibo_motion::balance::check(&motion, &profile, args.margin)?)
     } else {
         None

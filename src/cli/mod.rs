@@ -154,6 +154,11 @@ fn parse_tolerance(text: &str) -> std::result::Result<f64, String> {
     number_in(text, 0.0, 45.0, true, "degrees")
 }
 
+/// `--margin`: millimetres, from 0 to 100 (more than a robot's half width).
+fn parse_margin(text: &str) -> std::result::Result<f64, String> {
+    number_in(text, 0.0, 100.0, false, "mm")
+}
+
 /// `--speed`: a factor above 0 and at most 100.
 fn parse_speed(text: &str) -> std::result::Result<f64, String> {
     number_in(text, 0.0, 100.0, true, "a speed factor")

@@ -1,0 +1,394 @@
+//! Will the dog stay on its feet? The static test (`check --balance`) on motions made to
+//! fall and made not to, on Sony's own motions, and on its two steps (place, rest)
+//! against answers worked out without it.
+
+mod common;
+
+use aibo_motion::balance::{self, Verdict};
+use aibo_motion::mtn::{Keyframe, Layout, Motion};
+use aibo_motion::robot::profile::Profile;
+
+/// A pose: a posture of the profile with some joints set (degrees), and the body's pitch.
+struct Pose<'a> {
+    posture: &'a str,
+    set: &'a [(&'a str, f64)],
+}
+
+/// An ERS-7 motion through `poses`, each reached in `frames` 16 ms frames (the first at
+/// once) and held for as long again.
+fn ers7(name: &str, poses: &[Pose<'_>], frames: u32) -> Motion {
+    on("ERS-7", name, poses, frames)
+}
+
+fn on(model: &str, name: &str, poses: &[Pose<'_>], frames: u32) -> Motion {
+    let profile = Profile::builtin(model).unwrap();
+    let mut keyframes = Vec::new();
+    for (k, pose) in poses.iter().enumerate() {
+        let posture = &profile.postures[pose.posture];
+        let mut joints: Vec<i32> = posture
+            .joints
+            .iter()
+            .map(|&r| (r * 1e6).round() as i32)
+            .collect();
+        for (joint, deg) in pose.set {
+            let i = profile
+                .joints
+                .iter()
+                .position(|j| j.name == *joint)
+                .unwrap();
+            joints[i] = (deg.to_radians() * 1e6).round() as i32;
+        }
+        let kf = |frames_before| Keyframe {
+            frames_before,
+            roll: 0,
+            pitch: (posture.body_pitch * 1e6).round() as i32,
+            yaw: 0,
+            joints: joints.clone(),
+        };
+        keyframes.push(kf(if k == 0 { 0 } else { frames }));
+        keyframes.push(kf(frames));
+    }
+    Motion {
+        name: name.into(),
+        creator: "aibo-motion tests".into(),
+        design_label: profile.design_label.clone(),
+        frame_ms: 16,
+        locators: profile.joints.iter().map(|j| j.locator.clone()).collect(),
+        keyframes,
+        layout: Layout::default(),
+    }
+}
+
+/// Both front legs swung up as far as they go, straight: a person raising both arms, as
+/// `build` maps it.
+const FRONT_LEGS_UP: &[(&str, f64)] = &[
+    ("lf_j1", 130.0),
+    ("rf_j1", 130.0),
+    ("lf_j3", 0.0),
+    ("rf_j3", 0.0),
+];
+
+fn report(m: &Motion) -> balance::Report {
+    balance::check(
+        m,
+        &Profile::builtin("ERS-7").unwrap(),
+        balance::DEFAULT_MARGIN_MM,
+    )
+    .unwrap()
+}
+
+fn lift(posture: &'static str, set: &'static [(&'static str, f64)]) -> Motion {
+    ers7(
+        &format!("a_{posture}#{posture}_lift"),
+        &[
+            Pose { posture, set: &[] },
+            Pose { posture, set },
+            Pose { posture, set: &[] },
+        ],
+        30,
+    )
+}
+
+#[test]
+fn lifting_both_front_legs_from_standing_tips_it_onto_its_chest() {
+    let r = report(&lift("stand", FRONT_LEGS_UP));
+    let faults: Vec<_> = r.faults().collect();
+    assert_eq!(faults.len(), 1, "{}", r.summary());
+    let span = faults[0];
+    assert_eq!(span.direction, Some(balance::Direction::Forward));
+    assert!(
+        span.resting_on.contains(&"chest".to_string()),
+        "{:?}",
+        span.resting_on
+    );
+    // The centre of mass is well ahead of the hind paws, the only support left.
+    assert!(span.worst_margin_mm < -50.0, "{}", span.worst_margin_mm);
+    // It tips while the legs are up: from part way up the 0.5 s lift to part way down.
+    assert!(span.start_ms > 500 && span.start_ms < 1000, "{span:?}");
+    assert!(span.end_ms > 1500 && span.end_ms < 2000, "{span:?}");
+    // Standing still before and after, it is stable.
+    assert!(r.spans.len() == 1, "{:?}", r.spans);
+}
+
+#[test]
+fn sitting_one_front_leg_can_wave_but_both_up_tip_it_forward() {
+    // Sony's own ERS-200 sit waves one front leg up to 110 degrees; the ERS-7 sits the same.
+    const ONE_UP: &[(&str, f64)] = &[("lf_j1", 110.0), ("lf_j3", 10.0)];
+    let one = report(&lift("sit", ONE_UP));
+    assert!(
+        one.spans.iter().all(|s| s.verdict != Verdict::Unstable),
+        "{}",
+        one.summary()
+    );
+    // Both up: in Sony's sit the centre of mass is ahead of the hind paws (the shanks
+    // stand upright under the knees), so the front paws carry weight. Worked out apart
+    // from the test's own method: the centre of mass against the hind paws' line.
+    let p = Profile::builtin("ERS-7").unwrap();
+    let body = balance::Body::of(&p).unwrap();
+    let sit = &p.postures["sit"];
+    let mut joints = sit.joints.clone();
+    for (name, deg) in FRONT_LEGS_UP {
+        joints[p.joints.iter().position(|j| j.name == *name).unwrap()] = deg.to_radians();
+    }
+    let pose = body.skeleton.pose(&joints, [0.0, sit.body_pitch, 0.0]);
+    let (points, com) = body.touch_points(&pose);
+    let hind_paw_x = points
+        .iter()
+        .filter(|(n, _)| n.ends_with("h paw"))
+        .map(|(_, p)| p.x)
+        .fold(f64::NEG_INFINITY, f64::max);
+    assert!(com.x > hind_paw_x, "{com} vs {hind_paw_x}");
+    let both = report(&lift("sit", FRONT_LEGS_UP));
+    assert!(both.faults().count() == 1, "{}", both.summary());
+    assert_eq!(
+        both.faults().next().unwrap().direction,
+        Some(balance::Direction::Forward)
+    );
+}
+
+/// From standing: shift the weight back and to the right (every J1 swung forward, the
+/// left legs out and the right ones in) or not, then lift the left front leg straight
+/// forward, put it down and come back.
+fn left_front_step(shift_deg: f64) -> Motion {
+    let p = Profile::builtin("ERS-7").unwrap();
+    let stand = &p.postures["stand"].joints;
+    let deg =
+        |name: &str| stand[p.joints.iter().position(|j| j.name == name).unwrap()].to_degrees();
+    let d = shift_deg;
+    let shift: Vec<(&str, f64)> = vec![
+        ("lf_j1", deg("lf_j1") + d),
+        ("rf_j1", deg("rf_j1") + d),
+        ("lh_j1", deg("lh_j1") - d),
+        ("rh_j1", deg("rh_j1") - d),
+        ("lf_j2", deg("lf_j2") + d),
+        ("lh_j2", deg("lh_j2") + d),
+        ("rf_j2", (deg("rf_j2") - d).max(-15.0)),
+        ("rh_j2", (deg("rh_j2") - d).max(-15.0)),
+    ];
+    let mut lifted: Vec<(&str, f64)> = shift
+        .iter()
+        .filter(|(n, _)| !n.starts_with("lf"))
+        .cloned()
+        .collect();
+    lifted.extend([("lf_j1", 90.0), ("lf_j2", deg("lf_j2") + d), ("lf_j3", 0.0)]);
+    let shift: &'static [(&str, f64)] = Box::leak(shift.into_boxed_slice());
+    let lifted: &'static [(&str, f64)] = Box::leak(lifted.into_boxed_slice());
+    ers7(
+        "a_stand#stand_step",
+        &[
+            Pose {
+                posture: "stand",
+                set: &[],
+            },
+            Pose {
+                posture: "stand",
+                set: shift,
+            },
+            Pose {
+                posture: "stand",
+                set: lifted,
+            },
+            Pose {
+                posture: "stand",
+                set: shift,
+            },
+            Pose {
+                posture: "stand",
+                set: &[],
+            },
+        ],
+        30,
+    )
+}
+
+#[test]
+fn a_leg_lifted_after_shifting_the_weight_stays_up_and_the_dog_stable() {
+    let p = Profile::builtin("ERS-7").unwrap();
+    let up_at = |m: &Motion| {
+        let all = balance::stances(m, &p).unwrap();
+        // The middle of the hold with the leg up.
+        all[all.len() / 2].clone()
+    };
+    let shifted = left_front_step(15.0);
+    let r = report(&shifted);
+    assert!(
+        r.spans.iter().all(|s| s.verdict != Verdict::Unstable),
+        "{}",
+        r.summary()
+    );
+    let held = up_at(&shifted);
+    assert!(
+        !held.resting_on.contains(&"lf paw".to_string()),
+        "{:?}",
+        held.resting_on
+    );
+    assert!(
+        held.margin_mm >= balance::DEFAULT_MARGIN_MM,
+        "{}",
+        held.margin_mm
+    );
+    // Without the shift the centre of mass is outside the other three paws: the dog
+    // leans onto the lifted paw, stretched forward, and the right hind one leaves the floor.
+    let held = up_at(&left_front_step(0.0));
+    assert!(
+        held.resting_on.contains(&"lf paw".to_string()),
+        "{:?}",
+        held.resting_on
+    );
+    assert!(
+        !held.resting_on.contains(&"rh paw".to_string()),
+        "{:?}",
+        held.resting_on
+    );
+    assert!(held.tilt_deg > 10.0, "{}", held.tilt_deg);
+}
+
+#[test]
+fn resting_does_not_depend_on_the_attitude_it_starts_from() {
+    // Step 2 alone: Sony's stand, placed at its own attitude or pitched 15 degrees either
+    // way, turns back onto the same four paws, with the same margin.
+    let p = Profile::builtin("ERS-7").unwrap();
+    let body = balance::Body::of(&p).unwrap();
+    let stand = &p.postures["stand"];
+    let at = |pitch: f64, roll: f64| body.stance(&stand.joints, [roll, pitch, 0.0]);
+    let level = at(stand.body_pitch, 0.0);
+    assert_eq!(
+        level
+            .resting_on
+            .iter()
+            .filter(|n| n.ends_with("paw"))
+            .count(),
+        4
+    );
+    assert!(level.tilt_deg < 3.0, "{}", level.tilt_deg);
+    for (pitch, roll) in [(0.26, 0.0), (-0.26, 0.0), (0.0, 0.2), (0.1, -0.15)] {
+        let other = at(stand.body_pitch + pitch, roll);
+        assert_eq!(
+            other.resting_on, level.resting_on,
+            "pitch {pitch} roll {roll}"
+        );
+        assert!(
+            (other.margin_mm - level.margin_mm).abs() < 1.0,
+            "{} vs {}",
+            other.margin_mm,
+            level.margin_mm
+        );
+        assert!(other.tilt_deg > 8.0, "it turned back: {}", other.tilt_deg);
+    }
+}
+
+#[test]
+fn the_centre_of_mass_and_support_are_where_the_masses_and_paws_put_them() {
+    // Sony's stand on the ERS-7: four paws, symmetric, so the centre of mass is on the
+    // centre line; and the model's masses add up to Webots' 1.618 kg.
+    let p = Profile::builtin("ERS-7").unwrap();
+    let body = balance::Body::of(&p).unwrap();
+    assert!((body.total_kg - 1.618).abs() < 1e-9, "{}", body.total_kg);
+    let stand = &p.postures["stand"];
+    let pose = body
+        .skeleton
+        .pose(&stand.joints, [0.0, stand.body_pitch, 0.0]);
+    let (points, com) = body.touch_points(&pose);
+    assert!(com.y.abs() < 1e-6, "{com}");
+    // The centre of mass lies between the front and hind paws.
+    let paw_x = |prefix: &str| {
+        points
+            .iter()
+            .find(|(n, _)| n == &format!("{prefix} paw"))
+            .map(|(_, p)| p.x)
+            .unwrap()
+    };
+    assert!(
+        com.x < paw_x("lf") && com.x > paw_x("lh"),
+        "{com} between {} and {}",
+        paw_x("lh"),
+        paw_x("lf")
+    );
+    for model in ["ERS-210", "ERS-220"] {
+        let b = balance::Body::of(&Profile::builtin(model).unwrap()).unwrap();
+        assert!((b.total_kg - 1.5).abs() < 0.01, "{model}: {}", b.total_kg);
+    }
+}
+
+#[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
+fn sonys_own_motions_never_tip_and_stand_inside_their_paws() {
+    let mut checked = 0;
+    for path in common::mtn_files(&common::shared("mtn-samples")) {
+        let Ok(decoded) = aibo_motion::mtn::decode(&std::fs::read(&path).unwrap()) else {
+            continue; // one sample is not a readable MTN (tests/real_samples.rs says so)
+        };
+        let m = decoded.motion;
+        let p = Profile::for_design_label(&m.design_label).unwrap();
+        let all = balance::stances(&m, &p).unwrap();
+        let walk = m.name.contains("walk");
+        for (i, s) in all.iter().enumerate() {
+            let at = format!("{} at {} ms", path.display(), i * 8);
+            // Nothing tips (a walk may, from two paws, as a trot does).
+            assert!(!s.tips || (walk && s.dynamic), "{at}: {s:?}");
+            // Standing or sitting on its paws, the centre of mass is over them.
+            if s.resting_on.iter().filter(|n| n.ends_with("paw")).count() >= 3 {
+                assert!(s.margin_mm >= 0.0, "{at}: {s:?}");
+            }
+        }
+        let out = common::run(&["check", "--balance", "--json", path.to_str().unwrap()]);
+        let json: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+        let faults = json["balance"]["spans"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["fault"] == true)
+            .count();
+        assert_eq!(
+            faults,
+            0,
+            "{}: {}",
+            path.display(),
+            json["balance"]["summary"]
+        );
+        checked += 1;
+    }
+    assert!(checked >= 18, "{checked}");
+}
+
+#[test]
+fn check_balance_fails_a_motion_that_tips_and_says_how() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("up.mtn");
+    std::fs::write(
+        &file,
+        aibo_motion::mtn::encode(&lift("stand", FRONT_LEGS_UP)).unwrap(),
+    )
+    .unwrap();
+    let out = common::run(&["check", "--balance", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
+    let text = common::stdout(&out);
+    assert!(
+        text.contains("unstable, worst margin") && text.contains("tipping forward"),
+        "{text}"
+    );
+    assert!(
+        text.contains("balance: 1 unstable span (1 longer than 100 ms)"),
+        "{text}"
+    );
+    let out = common::run(&["check", "--balance", "--json", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    let span = &json["balance"]["spans"][0];
+    assert_eq!(span["fault"], true);
+    assert_eq!(span["verdict"], "unstable");
+    assert_eq!(span["direction"], "forward");
+    assert!(span["worst_margin_mm"].as_f64().unwrap() < -50.0);
+    // Without --balance the same motion is within every limit: exit 0.
+    let out = common::run(&["check", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stdout(&out));
+    // A margin is a distance.
+    let out = common::run(&[
+        "check",
+        "--balance",
+        "--margin",
+        "-3",
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
