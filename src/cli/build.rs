@@ -487,6 +487,16 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             warnings.push(w);
         }
     }
+    // Will it stay on its feet? The spans `check --balance` lists.
+    if let Ok(balance) =
+        aibo_motion::balance::check(&motion, &profile, aibo_motion::balance::DEFAULT_MARGIN_MM)
+    {
+        for span in &balance.spans {
+            let w = format!("balance: {}", super::check::describe_span(span));
+            tracing::warn!("{}: {w}", output.display());
+            warnings.push(w);
+        }
+    }
     Ok(Summary {
         input: input.to_path_buf(),
         output: output.to_path_buf(),
