@@ -311,6 +311,7 @@ impl Body {
                 dynamic,
                 com: c.truncate(),
                 support: hull,
+                turn,
             };
         }
         // At rest on what it was meant to rest on: the way it would go is its nearest edge.
@@ -323,6 +324,7 @@ impl Body {
             dynamic: false,
             com: c.truncate(),
             support: hull,
+            turn,
         }
     }
 }
@@ -371,6 +373,10 @@ pub struct Stance {
     pub com: DVec2,
     #[serde(skip)]
     pub support: Vec<DVec2>,
+    /// The turn from the intended attitude to rest (the body's attitude at rest is this
+    /// times the intended one).
+    #[serde(skip)]
+    pub turn: DQuat,
 }
 
 impl Stance {
@@ -412,7 +418,8 @@ pub enum Direction {
 }
 
 impl Direction {
-    fn of(v: DVec2) -> Direction {
+    /// The direction of a horizontal vector in the robot's heading (x forward, y left).
+    pub fn of(v: DVec2) -> Direction {
         let eighth = ((v.y.atan2(v.x).to_degrees() + 360.0 + 22.5) / 45.0).floor() as i64 % 8;
         [
             Direction::Forward,

@@ -19,6 +19,8 @@ pub mod likeness;
 pub mod link;
 pub mod mtn;
 pub mod oda;
+#[cfg(feature = "physics")]
+pub mod physics;
 pub mod pipeline;
 #[cfg(feature = "view")]
 pub mod plot;

@@ -392,3 +392,81 @@ fn check_balance_fails_a_motion_that_tips_and_says_how() {
     ]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+fn simulate(m: &Motion) -> aibo_motion::physics::Report {
+    aibo_motion::physics::simulate(
+        m,
+        &Profile::for_design_label(&m.design_label).unwrap(),
+        aibo_motion::physics::SERVO_TORQUE_NM,
+    )
+    .unwrap()
+}
+
+#[test]
+fn both_front_legs_up_from_standing_fall_in_the_simulation_too() {
+    let r = simulate(&lift("stand", FRONT_LEGS_UP));
+    let fall = r.fall.as_ref().expect("it falls");
+    assert_eq!(fall.onto, "chest", "{}", r.summary());
+    assert_eq!(fall.direction, Some(balance::Direction::Forward));
+    // While the legs go up (0.5 to 1 s), as the static test has it.
+    assert!(fall.at_ms > 500 && fall.at_ms < 1100, "{}", r.summary());
+    // From sitting the static test has it tipping too; so does the simulation.
+    assert!(simulate(&lift("sit", FRONT_LEGS_UP)).fall.is_some());
+    // Shifting the weight first, a leg goes up and the dog stays up.
+    let r = simulate(&left_front_step(15.0));
+    assert!(r.fall.is_none(), "{}", r.summary());
+}
+
+#[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
+fn sonys_own_motions_stay_up_in_the_simulation() {
+    let mut checked = 0;
+    for path in common::mtn_files(&common::shared("mtn-samples")) {
+        let Ok(decoded) = aibo_motion::mtn::decode(&std::fs::read(&path).unwrap()) else {
+            continue;
+        };
+        let r = simulate(&decoded.motion);
+        assert!(r.fall.is_none(), "{}: {}", path.display(), r.summary());
+        // It stays near where it started (a walk moves on; none goes far).
+        let last = r.path.last().unwrap();
+        assert!(
+            last.x_mm.hypot(last.y_mm) < 400.0,
+            "{}: {last:?}",
+            path.display()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 18, "{checked}");
+}
+
+#[test]
+fn simulate_exits_1_when_it_falls_and_says_how() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("up.mtn");
+    std::fs::write(
+        &file,
+        aibo_motion::mtn::encode(&lift("stand", FRONT_LEGS_UP)).unwrap(),
+    )
+    .unwrap();
+    let out = common::run(&["simulate", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
+    assert!(
+        common::stdout(&out).contains("over onto its chest"),
+        "{}",
+        common::stdout(&out)
+    );
+    let out = common::run(&["simulate", "--json", file.to_str().unwrap()]);
+    let json: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    assert_eq!(json["report"]["fall"]["onto"], "chest");
+    assert_eq!(json["report"]["fall"]["direction"], "forward");
+    assert!(json["report"]["path"].as_array().unwrap().len() > 5);
+    let still = dir.path().join("stand.mtn");
+    std::fs::write(
+        &still,
+        aibo_motion::mtn::encode(&lift("stand", &[])).unwrap(),
+    )
+    .unwrap();
+    let out = common::run(&["simulate", still.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::stdout(&out));
+    assert!(common::stdout(&out).contains("stays up"));
+}

@@ -12,6 +12,7 @@ mod play;
 mod plot;
 mod preview;
 mod rcode;
+mod simulate;
 mod sound;
 mod stick;
 
@@ -53,6 +54,7 @@ pub enum Command {
     Dump(dump::Args),
     Build(build::Args),
     Check(check::Args),
+    Simulate(simulate::Args),
     Convert(convert::Args),
     Oda(oda::Args),
     Export(export::Args),
@@ -96,6 +98,7 @@ pub fn run(cli: Cli) -> Result<Outcome> {
         Command::Dump(a) => dump::run(a),
         Command::Build(a) => build::run(a),
         Command::Check(a) => check::run(a),
+        Command::Simulate(a) => simulate::run(a),
         Command::Convert(a) => convert::run(a),
         Command::Oda(a) => oda::run(a),
         Command::Export(a) => export::run(a),
@@ -157,6 +160,11 @@ fn parse_tolerance(text: &str) -> std::result::Result<f64, String> {
 /// `--margin`: millimetres, from 0 to 100 (more than a robot's half width).
 fn parse_margin(text: &str) -> std::result::Result<f64, String> {
     number_in(text, 0.0, 100.0, false, "mm")
+}
+
+/// `--torque`: N·m, above 0 and at most 100.
+fn parse_torque(text: &str) -> std::result::Result<f64, String> {
+    number_in(text, 0.0, 100.0, true, "N·m")
 }
 
 /// `--speed`: a factor above 0 and at most 100.

@@ -1,0 +1,80 @@
+//! `aibo-motion simulate`: the motion played on the robot as rigid bodies on a floor.
+
+use super::{json_text, load_motion, print_stdout, Outcome};
+use aibo_motion::physics::{self, SERVO_TORQUE_NM};
+use aibo_motion::robot::profile::Profile;
+use anyhow::Result;
+use serde_json::json;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// Play the motion on a simulated robot (rigid bodies on a flat floor, rapier3d), and
+/// say whether and when it falls, which paws slip, and where the body goes. A fall is the
+/// body tipping more than 45° from the attitude the motion means it to have, or the head
+/// striking the floor; resting on the body, as a sit or sleep does, is not. Exit status 1
+/// when it falls (as `check` exits for a finding), 0 when it stays up.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples:\n  aibo-motion simulate dance.mtn\n  \
+                        aibo-motion simulate dance.mtn --json\n\n\
+                        The servos follow the dense playback at the profile's speeds, with a \
+                        torque limit of 5.45 N·m (Webots' AiboErs7 model); --torque changes it.")]
+pub struct Args {
+    /// The MTN motion.
+    pub file: PathBuf,
+    /// ERS-210, ERS-220, ERS-7, a design label, or a profile .toml file. Default: the
+    /// model of the motion's design label.
+    #[arg(long, value_name = "MODEL|FILE.toml")]
+    pub profile: Option<String>,
+    /// The servos' torque limit, N·m.
+    #[arg(long, value_name = "NM", default_value_t = SERVO_TORQUE_NM, value_parser = super::parse_torque, allow_negative_numbers = true)]
+    pub torque: f64,
+    /// One JSON object on stdout instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(args: Args) -> Result<Outcome> {
+    let motion = load_motion(&args.file)?.motion;
+    let profile = match &args.profile {
+        Some(arg) => Profile::resolve(arg)?,
+        None => Profile::for_design_label(&motion.design_label).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: design label {:?} has no built-in profile; name one with --profile",
+                args.file.display(),
+                motion.design_label
+            )
+        })?,
+    };
+    let report = physics::simulate(&motion, &profile, args.torque)?;
+    if args.json {
+        print_stdout(&json_text(&json!({
+            "file": args.file.display().to_string(),
+            "profile": profile.model,
+            "summary": report.summary(),
+            "report": report,
+        })))?;
+    } else {
+        let mut t = String::new();
+        let _ = writeln!(
+            t,
+            "{}: {:.2} s simulated on {}",
+            args.file.display(),
+            report.duration_ms as f64 / 1000.0,
+            profile.title()
+        );
+        if let Some(last) = report.path.last() {
+            let _ = writeln!(
+                t,
+                "  the body moved {:.0} mm forward, {:.0} mm left, {:.0} mm up",
+                last.x_mm, last.y_mm, last.z_mm
+            );
+        }
+        let _ = writeln!(t, "{}", report.summary());
+        print_stdout(&t)?;
+    }
+    Ok(if report.fall.is_some() {
+        Outcome::Finding
+    } else {
+        Outcome::Success
+    })
+}

@@ -1,0 +1,572 @@
+//! `simulate`: the robot as rigid bodies on a floor, for the cases the static test
+//! (`balance`) cannot judge: speed, momentum, slipping. The engine is rapier3d.
+//!
+//! The robot is the profile's skeleton: the body, the head chain and each leg's three
+//! segments are rigid bodies, with the `[mass]` model's masses at their centres of mass,
+//! joined by revolute joints on the skeleton's axes. Each joint is a position-controlled
+//! servo: it follows the motion's dense playback (8 ms frames, four 2 ms physics steps
+//! each) no faster than the profile's speed for it, with a torque limit of
+//! [`SERVO_TORQUE_NM`]. The ears, mouth and tail ride on their parents. The floor is flat,
+//! with rubber-on-wood friction under the paws.
+//!
+//! A **fall** is the body tipping more than [`FALL_TILT_DEG`] away from the attitude the
+//! motion means it to have (the static test's resting attitude, which is what the legs
+//! give it), the head striking the floor, or the robot going over onto its chest or a
+//! flank where the motion does not mean it to lie (what the static test calls tipping).
+//! Resting on the belly or rump, as Sony's sit and sleep do, is not a fall.
+
+use glam::{DQuat, DVec2, DVec3};
+use rapier3d::prelude::*;
+use serde::Serialize;
+
+use crate::balance::{self, BalanceError, Direction};
+use crate::mtn::{self, Motion, DENSE_FRAME_MS};
+use crate::robot::geometry::HullPart;
+use crate::robot::profile::Profile;
+
+/// The servos' torque limit, N·m: the `maxTorque` of every leg and tail motor in Webots'
+/// AiboErs7.proto (cyberbotics/webots), the one published model of the robot's servos.
+pub const SERVO_TORQUE_NM: f64 = 5.4542;
+
+/// Tipping further than this from the intended attitude is a fall, degrees.
+pub const FALL_TILT_DEG: f64 = 45.0;
+
+/// Leaning further than this (degrees) with the chest or a flank on the floor is going
+/// over onto it.
+const GRAZE_TILT_DEG: f64 = 15.0;
+
+/// Physics steps per 8 ms frame.
+const SUBSTEPS: u32 = 4;
+
+/// The servo's position loop: N·m per radian of error, and N·m·s per rad/s. Stiff enough
+/// to hold the robot's weight within about a degree, damped to settle without ringing.
+const STIFFNESS: f32 = 30.0;
+const DAMPING: f32 = 0.3;
+
+/// Friction of the paws' rubber and of the body's plastic on the floor.
+const PAW_FRICTION: f32 = 0.9;
+const BODY_FRICTION: f32 = 0.5;
+
+/// A paw that slides further than this while down has slipped, mm.
+const SLIP_MM: f64 = 10.0;
+
+/// How long the robot stands in the first frame's pose before the motion starts, s.
+const SETTLE_S: f64 = 0.5;
+
+/// How it went.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    pub duration_ms: u64,
+    pub torque_limit_nm: f64,
+    /// When and how it fell; `None` when it stayed up.
+    pub fall: Option<Fall>,
+    /// Paws that slid while down, and how far at most, mm.
+    pub slipped: Vec<Slip>,
+    /// The body's centre every 100 ms (mm, from where it started) and its tilt from the
+    /// intended attitude (degrees).
+    pub path: Vec<PathPoint>,
+    /// The mass model's figures are estimates.
+    pub uncertain_masses: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Fall {
+    pub at_ms: u64,
+    pub tilt_deg: f64,
+    pub direction: Option<Direction>,
+    /// The head struck the floor.
+    pub head_struck: bool,
+    /// What struck the floor: `head`, `chest`, `flank`, or `body` (tipped past 45°).
+    pub onto: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Slip {
+    pub paw: String,
+    pub max_mm: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PathPoint {
+    pub t_ms: u64,
+    pub x_mm: f64,
+    pub y_mm: f64,
+    pub z_mm: f64,
+    pub tilt_deg: f64,
+}
+
+impl Report {
+    pub fn summary(&self) -> String {
+        let mut line = match &self.fall {
+            Some(f) => format!(
+                "falls at {:.2} s: {}{}",
+                f.at_ms as f64 / 1000.0,
+                match f.onto.as_str() {
+                    "body" => format!("tipped {:.0}° from its intended attitude", f.tilt_deg),
+                    part => format!(
+                        "over onto its {part}, {:.0}° from its intended attitude",
+                        f.tilt_deg
+                    ),
+                },
+                f.direction
+                    .map_or(String::new(), |d| format!(", {}", d.words()))
+            ),
+            None => {
+                let worst = self.path.iter().map(|p| p.tilt_deg).fold(0.0, f64::max);
+                format!("stays up: at most {worst:.0}° from its intended attitude")
+            }
+        };
+        if !self.slipped.is_empty() {
+            let paws: Vec<String> = self
+                .slipped
+                .iter()
+                .map(|s| format!("{} {:.0} mm", s.paw, s.max_mm))
+                .collect();
+            line.push_str(&format!("; slipped: {}", paws.join(", ")));
+        }
+        if self.uncertain_masses {
+            line.push_str(" (masses estimated)");
+        }
+        line
+    }
+}
+
+/// Bones that move on their own in the simulation: the head chain and the legs. Every
+/// other bone rides on its nearest such ancestor.
+fn articulated(name: &str) -> bool {
+    matches!(name, "head_tilt" | "head_pan" | "head_nod" | "head_roll")
+        || ["_j1", "_j2", "_j3"].iter().any(|s| name.ends_with(s))
+}
+
+fn v3(v: DVec3) -> Vector {
+    Vector::new(v.x as f32, v.y as f32, v.z as f32)
+}
+
+fn d3(v: Vector) -> DVec3 {
+    DVec3::new(f64::from(v.x), f64::from(v.y), f64::from(v.z))
+}
+
+fn quat(q: DQuat) -> Rotation {
+    Rotation::from_xyzw(q.x as f32, q.y as f32, q.z as f32, q.w as f32).normalize()
+}
+
+fn dquat(q: &Rotation) -> DQuat {
+    DQuat::from_xyzw(
+        f64::from(q.x),
+        f64::from(q.y),
+        f64::from(q.z),
+        f64::from(q.w),
+    )
+    .normalize()
+}
+
+/// One rigid body of the robot.
+struct Part {
+    bone: usize,
+    handle: RigidBodyHandle,
+    /// The joint that moves it (none for the body), with its profile joint.
+    joint: Option<(ImpulseJointHandle, usize)>,
+}
+
+/// Runs `motion` on `profile`'s robot; `torque_nm` limits every servo.
+pub fn simulate(
+    motion: &Motion,
+    profile: &Profile,
+    torque_nm: f64,
+) -> Result<Report, BalanceError> {
+    let body = balance::Body::of(profile)?;
+    let stances = balance::stances(motion, profile)?;
+    let skeleton = &body.skeleton;
+    let columns: Vec<Option<usize>> = profile
+        .joints
+        .iter()
+        .map(|j| motion.locators.iter().position(|l| *l == j.locator))
+        .collect();
+    let stand = profile.postures.get("stand");
+    let angles_of = |f: &mtn::DenseFrame| -> Vec<f64> {
+        columns
+            .iter()
+            .enumerate()
+            .map(|(j, c)| match c {
+                Some(c) => f.joints.get(*c).map_or(0.0, |&u| f64::from(u) * 1e-6),
+                None => stand.and_then(|p| p.joints.get(j)).copied().unwrap_or(0.0),
+            })
+            .collect()
+    };
+    let frames: Vec<mtn::DenseFrame> = mtn::dense_frames(motion).collect();
+    let Some(first) = frames.first() else {
+        return Ok(Report {
+            duration_ms: 0,
+            torque_limit_nm: torque_nm,
+            fall: None,
+            slipped: Vec::new(),
+            path: Vec::new(),
+            uncertain_masses: profile.mass.as_ref().is_some_and(|m| m.uncertain),
+        });
+    };
+    let attitude_of = |f: &mtn::DenseFrame| {
+        let [roll, pitch] = [f.body[0], f.body[1]].map(|u| f64::from(u) * 1e-6);
+        DQuat::from_axis_angle(DVec3::NEG_Y, pitch) * DQuat::from_axis_angle(DVec3::X, roll)
+    };
+
+    // Where every bone is at the start: the first frame, resting as the static test has it,
+    // on the floor (mm here; metres in the engine).
+    let start_angles = angles_of(first);
+    let start_turn = if stances[0].tips {
+        DQuat::IDENTITY
+    } else {
+        stances[0].turn
+    };
+    let [roll, pitch] = [first.body[0], first.body[1]].map(|u| f64::from(u) * 1e-6);
+    let pose = skeleton.pose(&start_angles, [roll, pitch, 0.0]);
+    let (touch, _) = body.touch_points(&pose);
+    let lowest = touch
+        .iter()
+        .map(|(_, p)| (start_turn * *p).z)
+        .fold(f64::INFINITY, f64::min);
+    let lift = DVec3::Z * (1.0 - lowest);
+    let place = |i: usize| {
+        (
+            start_turn * pose.positions[i] + lift,
+            start_turn * pose.rotations[i],
+        )
+    };
+
+    let mut world = PhysicsWorld::new();
+    world.gravity = Vector::new(0.0, 0.0, -9.81);
+    world.integration_parameters.dt = (DENSE_FRAME_MS as f32 / 1000.0) / SUBSTEPS as f32;
+    let robot = InteractionGroups::new(Group::GROUP_1, Group::GROUP_2, InteractionTestMode::And);
+    let ground = InteractionGroups::new(Group::GROUP_2, Group::GROUP_1, InteractionTestMode::And);
+    let (_, floor) = world.insert(
+        RigidBodyBuilder::fixed().translation(Vector::new(0.0, 0.0, -0.05)),
+        ColliderBuilder::cuboid(20.0, 20.0, 0.05)
+            .friction(PAW_FRICTION)
+            .collision_groups(ground),
+    );
+
+    // Which rigid body carries each bone.
+    let owner: Vec<usize> = {
+        let mut owner = vec![0; skeleton.bones.len()];
+        for (i, b) in skeleton.bones.iter().enumerate() {
+            owner[i] = if i == 0 || articulated(&b.name) {
+                i
+            } else {
+                b.parent.map_or(0, |p| owner[p])
+            };
+        }
+        owner
+    };
+    let model = profile
+        .mass
+        .as_ref()
+        .ok_or_else(|| BalanceError::NoMass(profile.model.clone()))?;
+    let mut parts: Vec<Part> = Vec::new();
+    let mut head_colliders = Vec::new();
+    let mut over_colliders: Vec<(&str, ColliderHandle)> = Vec::new();
+    let mut paws: Vec<(String, ColliderHandle)> = Vec::new();
+    for (i, bone) in skeleton.bones.iter().enumerate() {
+        if owner[i] != i {
+            continue;
+        }
+        // The masses this body carries, in its frame (rest offsets of riders added).
+        let (mut kg, mut moment) = (0.0, DVec3::ZERO);
+        for l in &model.links {
+            let Some(b) = skeleton.bones.iter().position(|x| x.name == l.link) else {
+                continue;
+            };
+            if owner[b] != i {
+                continue;
+            }
+            let mut at = DVec3::from(l.com);
+            let mut k = b;
+            while k != i {
+                at += skeleton.bones[k].offset;
+                k = skeleton.bones[k].parent.unwrap_or(i);
+            }
+            kg += l.kg;
+            moment += at * l.kg;
+        }
+        // A link the model gives no mass still needs some to be simulated.
+        let kg = kg.max(0.005);
+        let com = moment / kg;
+        // Inertia of a solid about its centre: a box for the body, a rod for a limb.
+        let (a, b2, c) = if i == 0 {
+            (0.2, 0.09, 0.09)
+        } else if bone.name.starts_with("head") {
+            (0.06, 0.06, 0.06)
+        } else {
+            (0.03, 0.03, 0.07)
+        };
+        let inertia = Vector::new(
+            (kg * (b2 * b2 + c * c) / 12.0) as f32,
+            (kg * (a * a + c * c) / 12.0) as f32,
+            (kg * (a * a + b2 * b2) / 12.0) as f32,
+        );
+        let (at, rot) = place(i);
+        let rb = RigidBodyBuilder::dynamic()
+            .pose(Pose::from_parts(v3(at / 1000.0), quat(rot)))
+            .additional_mass_properties(MassProperties::new(v3(com / 1000.0), kg as f32, inertia))
+            .can_sleep(false)
+            .build();
+        let handle = world.insert_body(rb);
+        // Shapes that can touch the floor, massless (the masses are above).
+        let mut shapes: Vec<(ColliderBuilder, &str)> = Vec::new();
+        if i == 0 {
+            // The body: the hull the static test uses, closed by a flat top.
+            let mut points: Vec<Vector> = model
+                .hull
+                .iter()
+                .map(|h| v3(DVec3::from(h.at) / 1000.0))
+                .collect();
+            for (x, y) in [(0.1, 0.04), (0.1, -0.04), (-0.1, 0.04), (-0.1, -0.04)] {
+                points.push(Vector::new(x, y, 0.04));
+            }
+            let hull = ColliderBuilder::convex_hull(&points).unwrap_or_else(|| {
+                ColliderBuilder::cuboid(0.1, 0.045, 0.0425)
+                    .translation(Vector::new(0.0, 0.0, -0.0025))
+            });
+            shapes.push((hull, "body"));
+            // Small spheres just inside the hull at the chest and flanks tell when the
+            // robot goes over onto them.
+            for h in &model.hull {
+                if matches!(h.part, HullPart::Chest | HullPart::Flank) {
+                    let at = DVec3::from(h.at);
+                    let inward = DVec3::new(at.x, at.y, at.z + 2.5).normalize_or_zero() * 6.0;
+                    shapes.push((
+                        ColliderBuilder::ball(0.006).translation(v3((at - inward) / 1000.0)),
+                        if h.part == HullPart::Chest {
+                            "chest"
+                        } else {
+                            "flank"
+                        },
+                    ));
+                }
+            }
+        } else if bone.name.starts_with("head")
+            && skeleton
+                .children(i)
+                .all(|c| !articulated(&skeleton.bones[c].name))
+        {
+            let length = skeleton
+                .bones
+                .iter()
+                .find(|x| x.name == "nose")
+                .map_or(0.07, |n| n.offset.length() / 1000.0);
+            shapes.push((
+                ColliderBuilder::ball(0.03).translation(Vector::new(0.5 * length as f32, 0.0, 0.0)),
+                "head",
+            ));
+        } else if bone.name.ends_with("_j2") || bone.name.ends_with("_j3") {
+            let end = skeleton
+                .children(i)
+                .map(|c| skeleton.bones[c].offset)
+                .find(|o| o.length() > 1.0)
+                .unwrap_or(DVec3::new(0.0, 0.0, -65.0));
+            shapes.push((
+                ColliderBuilder::capsule_from_endpoints(Vector::ZERO, v3(end / 1000.0), 0.015),
+                "limb",
+            ));
+            if bone.name.ends_with("_j3") {
+                shapes.push((
+                    ColliderBuilder::ball((model.paw_radius / 1000.0) as f32)
+                        .translation(v3(end / 1000.0)),
+                    "paw",
+                ));
+            }
+        }
+        for (shape, kind) in shapes {
+            let friction = if kind == "paw" {
+                PAW_FRICTION
+            } else {
+                BODY_FRICTION
+            };
+            let c = world.colliders.insert_with_parent(
+                shape
+                    .density(0.0)
+                    .friction(friction)
+                    .collision_groups(robot),
+                handle,
+                &mut world.bodies,
+            );
+            match kind {
+                "head" => head_colliders.push(c),
+                "chest" | "flank" => over_colliders.push((kind, c)),
+                "paw" => paws.push((bone.name.trim_end_matches("_j3").to_string() + " paw", c)),
+                _ => {}
+            }
+        }
+        // The servo that turns it, from its parent's body.
+        let joint = match (bone.parent, bone.axis, bone.joint) {
+            (Some(p), Some(axis), Some(j)) => {
+                let parent = parts
+                    .iter()
+                    .find(|x| x.bone == owner[p])
+                    .map(|x| x.handle)
+                    .unwrap_or(parts[0].handle);
+                let mut anchor = bone.offset;
+                let mut k = p;
+                while k != owner[p] {
+                    anchor += skeleton.bones[k].offset;
+                    k = skeleton.bones[k].parent.unwrap_or(0);
+                }
+                let target = start_angles.get(j).copied().unwrap_or(0.0) as f32;
+                let data = RevoluteJointBuilder::new(v3(axis))
+                    .local_anchor1(v3(anchor / 1000.0))
+                    .local_anchor2(Vector::ZERO)
+                    .contacts_enabled(false)
+                    .motor_model(MotorModel::ForceBased)
+                    .motor_position(target, STIFFNESS, DAMPING)
+                    .motor_max_force(torque_nm as f32);
+                Some((world.insert_impulse_joint(parent, handle, data), j))
+            }
+            _ => None,
+        };
+        parts.push(Part {
+            bone: i,
+            handle,
+            joint,
+        });
+    }
+    let trunk = parts[0].handle;
+    let origin = d3(world.bodies[trunk].translation());
+
+    // Each servo's command, moved toward the frame's angle no faster than its joint can.
+    let dt = f64::from(world.integration_parameters.dt);
+    let max_step: Vec<f64> = profile
+        .joints
+        .iter()
+        .map(|j| j.max_speed.map_or(f64::INFINITY, |s| s * dt))
+        .collect();
+    let mut command = start_angles.clone();
+    let drive = |world: &mut PhysicsWorld, target: &[f64], command: &mut [f64]| {
+        for (c, (t, m)) in command.iter_mut().zip(target.iter().zip(&max_step)) {
+            *c += (t - *c).clamp(-m, *m);
+        }
+        for p in &parts {
+            if let Some((h, j)) = p.joint {
+                if let Some(joint) = world.impulse_joints.get_mut(h, false) {
+                    joint.data.set_motor_position(
+                        JointAxis::AngX,
+                        command[j] as f32,
+                        STIFFNESS,
+                        DAMPING,
+                    );
+                }
+            }
+        }
+        world.step();
+    };
+    for _ in 0..(SETTLE_S * 1000.0 / dt / 1000.0) as u32 {
+        drive(&mut world, &start_angles, &mut command);
+    }
+
+    let touching = |world: &PhysicsWorld, c: ColliderHandle| {
+        world
+            .narrow_phase
+            .contact_pair(c, floor)
+            .is_some_and(|p| p.has_any_active_contact())
+    };
+    let mut fall: Option<Fall> = None;
+    let mut path = Vec::new();
+    let mut slip_from: Vec<Option<DVec2>> = vec![None; paws.len()];
+    let mut slipped: Vec<f64> = vec![0.0; paws.len()];
+    let mut end = frames.len();
+    let mut meant_turn = DQuat::IDENTITY;
+    for (k, f) in frames.iter().enumerate() {
+        let target = angles_of(f);
+        for _ in 0..SUBSTEPS {
+            drive(&mut world, &target, &mut command);
+        }
+        let t_ms = k as u64 * DENSE_FRAME_MS;
+        let trunk_body = &world.bodies[trunk];
+        let rotation = dquat(trunk_body.rotation());
+        // The attitude the motion means: where the legs put the body at rest; where the
+        // static test finds it tipping, the last attitude it meant before.
+        if !stances[k].tips {
+            meant_turn = stances[k].turn;
+        }
+        let meant = meant_turn * attitude_of(f);
+        let (up, meant_up) = (rotation * DVec3::Z, meant * DVec3::Z);
+        let tilt = up.angle_between(meant_up).to_degrees();
+        let head_struck = head_colliders.iter().any(|&c| touching(&world, c));
+        // Over onto the chest or a flank: it touches, and the robot has gone over (the
+        // static test has it tipping there, or it leans well away from what is meant). A
+        // chest grazing the floor as the robot lies down is no fall.
+        let gone_over = (stances[k].tips || tilt > GRAZE_TILT_DEG)
+            && over_colliders.iter().any(|(_, c)| touching(&world, *c));
+        if fall.is_none() && (tilt > FALL_TILT_DEG || head_struck || gone_over) {
+            let struck = over_colliders.iter().find(|(_, c)| touching(&world, *c));
+            let onto = match (head_struck, gone_over, struck) {
+                (true, ..) => "head",
+                (false, true, Some((part, _))) => part,
+                _ => "body",
+            };
+            // Which way, in the body's own heading: toward what struck, or the lean.
+            let heading = rotation * DVec3::X;
+            let yaw = heading.y.atan2(heading.x);
+            let lean = DQuat::from_axis_angle(DVec3::Z, -yaw) * (up - meant_up);
+            let direction = match (onto, struck) {
+                ("head" | "chest", _) => Some(Direction::Forward),
+                ("flank", Some((_, c))) => {
+                    let side =
+                        world.colliders[*c].translation() - world.bodies[trunk].translation();
+                    let side = DQuat::from_axis_angle(DVec3::Z, -yaw) * d3(side);
+                    Some(if side.y > 0.0 {
+                        Direction::Left
+                    } else {
+                        Direction::Right
+                    })
+                }
+                _ => (lean.truncate().length() > 1e-6).then(|| Direction::of(lean.truncate())),
+            };
+            fall = Some(Fall {
+                at_ms: t_ms,
+                tilt_deg: tilt,
+                direction,
+                head_struck,
+                onto: onto.to_string(),
+            });
+            // Half a second more shows where it ends up.
+            end = (k + (500 / DENSE_FRAME_MS) as usize).min(frames.len());
+        }
+        for (n, (_, c)) in paws.iter().enumerate() {
+            let at = world.colliders[*c].translation();
+            let xy = DVec2::new(f64::from(at.x), f64::from(at.y)) * 1000.0;
+            if touching(&world, *c) {
+                let from = *slip_from[n].get_or_insert(xy);
+                slipped[n] = slipped[n].max(xy.distance(from));
+            } else {
+                slip_from[n] = None;
+            }
+        }
+        if k % (100 / DENSE_FRAME_MS as usize) == 0 {
+            let at = (d3(world.bodies[trunk].translation()) - origin) * 1000.0;
+            path.push(PathPoint {
+                t_ms,
+                x_mm: at.x,
+                y_mm: at.y,
+                z_mm: at.z,
+                tilt_deg: tilt,
+            });
+        }
+        if k + 1 >= end {
+            break;
+        }
+    }
+    Ok(Report {
+        duration_ms: frames.len() as u64 * DENSE_FRAME_MS,
+        torque_limit_nm: torque_nm,
+        fall,
+        slipped: paws
+            .iter()
+            .zip(&slipped)
+            .filter(|(_, &mm)| mm > SLIP_MM)
+            .map(|((name, _), &mm)| Slip {
+                paw: name.clone(),
+                max_mm: mm,
+            })
+            .collect(),
+        path,
+        uncertain_masses: model.uncertain,
+    })
+}
