@@ -159,12 +159,24 @@ pub fn svg(motion: &Motion, profile: &Profile, title: &str) -> Result<String, Pl
     };
     let report = check(motion, profile);
     let panels = panels(profile);
-    let height = TITLE_HEIGHT + PANEL_HEIGHT * panels.len() as u32;
+    // Where the profile has a mass model, a last panel: how far inside its support the
+    // centre of mass is, frame by frame (the static test of `check --balance`).
+    let balance = crate::balance::stances(motion, profile).ok();
+    let extra = u32::from(balance.is_some());
+    let height = TITLE_HEIGHT + PANEL_HEIGHT * (panels.len() as u32 + extra);
     let mut text = String::new();
     {
         let root = SVGBackend::with_string(&mut text, (WIDTH, height)).into_drawing_area();
-        draw(&root, motion, profile, title, &panels, &report.violations)
-            .map_err(|e| drawing(&e))?;
+        draw(
+            &root,
+            motion,
+            profile,
+            title,
+            &panels,
+            &report.violations,
+            balance.as_deref(),
+        )
+        .map_err(|e| drawing(&e))?;
         root.present().map_err(|e| drawing(&e))?;
     }
     Ok(text)
@@ -180,6 +192,7 @@ fn draw(
     title: &str,
     panels: &[(String, Vec<usize>)],
     violations: &[Violation],
+    balance: Option<&[crate::balance::Stance]>,
 ) -> DrawResult {
     root.fill(&WHITE)?;
     let (head, body) = root.split_vertically(TITLE_HEIGHT);
@@ -209,11 +222,84 @@ fn draw(
         }
         times.push(seconds(t));
     }
-    for (area, (name, members)) in body.split_evenly((panels.len(), 1)).iter().zip(panels) {
+    let rows = panels.len() + usize::from(balance.is_some());
+    let areas = body.split_evenly((rows, 1));
+    for (area, (name, members)) in areas.iter().zip(panels) {
         draw_panel(
             area, name, members, &times, motion, profile, violations, duration,
         )?;
     }
+    if let (Some(stances), Some(area)) = (balance, areas.last()) {
+        draw_margin_panel(area, stances, duration)?;
+    }
+    Ok(())
+}
+
+/// The balance margin over time: mm inside the support (negative: tipping), with the
+/// required margin dashed, and the unstable frames in red.
+fn draw_margin_panel(
+    area: &Area<'_>,
+    stances: &[crate::balance::Stance],
+    duration: f64,
+) -> DrawResult {
+    use crate::balance::{Verdict, DEFAULT_MARGIN_MM};
+    // At most about two thousand points: a long motion is drawn from every n-th frame.
+    let stride = stances.len().div_ceil(2000).max(1);
+    let points: Vec<(f64, f64, bool)> = stances
+        .iter()
+        .enumerate()
+        .step_by(stride)
+        .map(|(i, st)| {
+            let t = seconds(i as u64 * DENSE_FRAME_MS);
+            let m = if st.margin_mm.is_finite() {
+                st.margin_mm.clamp(-200.0, 200.0)
+            } else {
+                -200.0
+            };
+            (t, m, st.verdict(DEFAULT_MARGIN_MM) == Verdict::Unstable)
+        })
+        .collect();
+    let lo = points.iter().map(|p| p.1).fold(-20.0, f64::min);
+    let hi = points.iter().map(|p| p.1).fold(60.0, f64::max);
+    let pad = (hi - lo) * 0.06;
+    let mut chart = ChartBuilder::on(area)
+        .caption(
+            "balance: the centre of mass inside the support (mm; red where it tips)",
+            ("sans-serif", 16),
+        )
+        .margin_left(10)
+        .margin_right(190)
+        .margin_top(4)
+        .x_label_area_size(36)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..duration, (lo - pad)..(hi + pad))?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc("mm")
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(228, 228, 228))
+        .draw()?;
+    chart.draw_series(LineSeries::new(
+        [(0.0, 0.0), (duration, 0.0)],
+        BLACK.mix(0.6),
+    ))?;
+    chart.draw_series(DashedLineSeries::new(
+        [(0.0, DEFAULT_MARGIN_MM), (duration, DEFAULT_MARGIN_MM)],
+        6,
+        4,
+        RGBColor(230, 140, 0).stroke_width(1),
+    ))?;
+    chart.draw_series(LineSeries::new(
+        points.iter().map(|&(t, m, _)| (t, m)),
+        RGBColor(31, 119, 180).stroke_width(2),
+    ))?;
+    chart.draw_series(
+        points
+            .iter()
+            .filter(|p| p.2)
+            .map(|&(t, m, _)| Circle::new((t, m), 2, RED.filled())),
+    )?;
     Ok(())
 }
 

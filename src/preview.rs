@@ -87,9 +87,38 @@ impl StickFigure {
 struct Samples {
     frames: Vec<Vec<DVec3>>,
     step_s: f64,
+    /// Where the profile has a mass model: each sample's support and centre of mass.
+    support: Option<Vec<Support>>,
 }
 
-fn sample(figure: &StickFigure, motion: &Motion) -> Samples {
+/// What the top view shows of the balance: the support polygon, the centre of mass, and
+/// whether the frame tips (the static test of `check --balance`).
+struct Support {
+    polygon: Vec<(f64, f64)>,
+    com: (f64, f64),
+    tips: bool,
+}
+
+impl Support {
+    fn points(&self) -> String {
+        let pts: Vec<String> = self
+            .polygon
+            .iter()
+            .map(|(x, y)| format!("{x:.1},{y:.1}"))
+            .collect();
+        pts.join(" ")
+    }
+
+    fn colour(&self) -> &'static str {
+        if self.tips {
+            "#d62728"
+        } else {
+            "#2ca02c"
+        }
+    }
+}
+
+fn sample(figure: &StickFigure, motion: &Motion, profile: &Profile) -> Samples {
     // The 16 ms grid, or sparser for long motions; frames are computed one by one, so a
     // motion of hours (or a hostile file) costs no more than a short one.
     let count = mtn::dense_frame_count(motion);
@@ -108,6 +137,23 @@ fn sample(figure: &StickFigure, motion: &Motion) -> Samples {
         figure.skeleton.pose(&angles, body).positions
     };
     let mut frames: Vec<Vec<DVec3>> = picked.iter().map(pose).collect();
+    let support = crate::balance::Body::of(profile).ok().map(|body| {
+        picked
+            .iter()
+            .map(|f| {
+                let angles: Vec<f64> = f.joints.iter().map(|&u| u as f64 * 1e-6).collect();
+                let attitude = f.body.map(|u| u as f64 * 1e-6);
+                let st = body.stance(&angles, attitude);
+                let at = |x: f64, y: f64| project(DVec3::new(x, y, 0.0), 1);
+                Support {
+                    polygon: st.support.iter().map(|p| at(p.x, p.y)).collect(),
+                    com: at(st.com.x, st.com.y),
+                    tips: st.verdict(crate::balance::DEFAULT_MARGIN_MM)
+                        == crate::balance::Verdict::Unstable,
+                }
+            })
+            .collect()
+    });
     // Stand the figure on the ground: the lowest point of the first frame at z = 0.
     let lowest = frames
         .first()
@@ -120,7 +166,67 @@ fn sample(figure: &StickFigure, motion: &Motion) -> Samples {
     Samples {
         frames,
         step_s: (stride * DENSE_FRAME_MS) as f64 / 1000.0,
+        support,
     }
+}
+
+/// The support polygon and centre of mass in the top view, animated with the figure
+/// (green while it stands, red while it tips).
+fn support_svg(out: &mut String, support: &[Support], duration: f64, animate: bool) {
+    let Some(first) = support.first() else {
+        return;
+    };
+    let _ = write!(
+        out,
+        r##"<polygon points="{}" fill="{}" fill-opacity="0.15" stroke="{}" stroke-width="1.5">"##,
+        first.points(),
+        first.colour(),
+        first.colour()
+    );
+    if animate && support.len() > 1 {
+        let points: Vec<String> = support.iter().map(Support::points).collect();
+        let colours: Vec<&str> = support.iter().map(Support::colour).collect();
+        let _ = write!(
+            out,
+            r#"<animate attributeName="points" dur="{duration:.3}s" repeatCount="indefinite" calcMode="discrete" values="{}"/>"#,
+            points.join(";")
+        );
+        for attr in ["fill", "stroke"] {
+            let _ = write!(
+                out,
+                r#"<animate attributeName="{attr}" dur="{duration:.3}s" repeatCount="indefinite" calcMode="discrete" values="{}"/>"#,
+                colours.join(";")
+            );
+        }
+    }
+    out.push_str("</polygon>\n");
+    let _ = write!(
+        out,
+        r##"<circle cx="{:.1}" cy="{:.1}" r="5" fill="{}" stroke="#fff" stroke-width="1">"##,
+        first.com.0,
+        first.com.1,
+        first.colour()
+    );
+    if animate && support.len() > 1 {
+        for (attr, pick) in [("cx", 0usize), ("cy", 1)] {
+            let values: Vec<String> = support
+                .iter()
+                .map(|s| format!("{:.1}", [s.com.0, s.com.1][pick]))
+                .collect();
+            let _ = write!(
+                out,
+                r#"<animate attributeName="{attr}" dur="{duration:.3}s" repeatCount="indefinite" values="{}"/>"#,
+                values.join(";")
+            );
+        }
+        let colours: Vec<&str> = support.iter().map(Support::colour).collect();
+        let _ = write!(
+            out,
+            r#"<animate attributeName="fill" dur="{duration:.3}s" repeatCount="indefinite" calcMode="discrete" values="{}"/>"#,
+            colours.join(";")
+        );
+    }
+    out.push_str("</circle>\n");
 }
 
 /// Side view: forward to the right, up is up. Top view: forward to the right, left is up.
@@ -255,7 +361,7 @@ pub fn svg(
         Some(t) => frame_of(motion, t),
         None => motion.clone(),
     };
-    let samples = sample(&figure, &motion);
+    let samples = sample(&figure, &motion, profile);
     let (w, h) = (2.0 * VIEW_W, HEADER + VIEW_H);
     let mut out = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">
@@ -268,6 +374,9 @@ pub fn svg(
         Some(t) => still_time(&mut out, t.min(length_s), length_s),
         None if n > 1 => running_clock(&mut out, duration),
         None => {}
+    }
+    if let Some(support) = &samples.support {
+        support_svg(&mut out, support, duration, at_s.is_none());
     }
     for view in 0..2 {
         for &(a, b, colour) in &figure.segments {
@@ -308,8 +417,29 @@ pub fn svg(
 /// speed, looping, with the time shown.
 pub fn html(motion: &Motion, profile: &Profile, title: &str) -> Result<String, PreviewError> {
     let figure = StickFigure::of(profile)?;
-    let samples = sample(&figure, motion);
+    let samples = sample(&figure, motion, profile);
     let (w, h) = (2.0 * VIEW_W, HEADER + VIEW_H);
+    // Per sample: the support polygon's points, the centre of mass, and 1 while it tips.
+    let support = samples.support.as_ref().map_or("[]".to_string(), |all| {
+        let each: Vec<String> = all
+            .iter()
+            .map(|s| {
+                let pts: Vec<String> = s
+                    .polygon
+                    .iter()
+                    .map(|(x, y)| format!("{x:.1},{y:.1}"))
+                    .collect();
+                format!(
+                    "[[{}],{:.1},{:.1},{}]",
+                    pts.join(","),
+                    s.com.0,
+                    s.com.1,
+                    u8::from(s.tips)
+                )
+            })
+            .collect();
+        format!("[{}]", each.join(","))
+    });
     let mut frames = String::from("[");
     for (i, f) in samples.frames.iter().enumerate() {
         if i > 0 {
@@ -349,6 +479,8 @@ pub fn html(motion: &Motion, profile: &Profile, title: &str) -> Result<String, P
 <script>
 // Generated by aibo-motion preview: line ends per frame (side view, then top view, per segment).
 const frames = {frames};
+// The support polygon (x, y, …), centre of mass and 1 while tipping, per frame.
+const support = {support};
 const colours = [{colours}];
 const step = {step};
 const duration = Math.max(step * (frames.length - 1), step);
@@ -364,6 +496,15 @@ function draw(now) {{
   const u = frames.length > 1 ? (t - i * step) / step : 0;
   const a = frames[i], b = frames[j];
   ctx.clearRect(0, 0, {w}, {h});
+  if (support.length > i) {{
+    const [pts, cx, cy, tips] = support[i];
+    const colour = tips ? 'rgb(214,39,40)' : 'rgb(44,160,44)';
+    ctx.save(); ctx.lineWidth = 1.5; ctx.strokeStyle = colour; ctx.fillStyle = colour;
+    ctx.globalAlpha = 0.15; ctx.beginPath();
+    for (let q = 0; q < pts.length; q += 2) {{ q ? ctx.lineTo(pts[q], pts[q + 1]) : ctx.moveTo(pts[q], pts[q + 1]); }}
+    ctx.closePath(); ctx.fill(); ctx.globalAlpha = 1; ctx.stroke();
+    ctx.beginPath(); ctx.arc(cx, cy, 5, 0, 2 * Math.PI); ctx.fill(); ctx.restore();
+  }}
   for (let s = 0; s < colours.length; s++) {{
     ctx.strokeStyle = colours[s];
     for (let v = 0; v < 2; v++) {{

@@ -470,3 +470,84 @@ fn simulate_exits_1_when_it_falls_and_says_how() {
     assert_eq!(out.status.code(), Some(0), "{}", common::stdout(&out));
     assert!(common::stdout(&out).contains("stays up"));
 }
+
+#[test]
+fn preview_shows_the_support_and_centre_of_mass_red_while_it_tips_and_plot_the_margin() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("up.mtn");
+    std::fs::write(
+        &file,
+        aibo_motion::mtn::encode(&lift("stand", FRONT_LEGS_UP)).unwrap(),
+    )
+    .unwrap();
+    let still = |at: &str| {
+        let svg = dir.path().join(format!("at{at}.svg"));
+        let out = common::run(&[
+            "preview",
+            file.to_str().unwrap(),
+            "--at",
+            at,
+            "-o",
+            svg.to_str().unwrap(),
+        ]);
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        std::fs::read_to_string(svg).unwrap()
+    };
+    // Standing, before the lift: a green polygon with four corners (the paws).
+    let standing = still("0.2");
+    let polygon = standing
+        .lines()
+        .find(|l| l.starts_with("<polygon"))
+        .unwrap();
+    assert!(polygon.contains(r##"fill="#2ca02c""##), "{polygon}");
+    let points = polygon
+        .split("points=\"")
+        .nth(1)
+        .unwrap()
+        .split('"')
+        .next()
+        .unwrap();
+    assert_eq!(points.split(' ').count(), 4, "{points}");
+    assert!(standing.contains("<circle"));
+    // Legs up: red.
+    let tipping = still("1.2");
+    let polygon = tipping.lines().find(|l| l.starts_with("<polygon")).unwrap();
+    assert!(polygon.contains(r##"fill="#d62728""##), "{polygon}");
+    // Animated: the polygon changes colour through the motion; the HTML page carries it too.
+    let anim = dir.path().join("a.svg");
+    assert!(common::run(&[
+        "preview",
+        file.to_str().unwrap(),
+        "-o",
+        anim.to_str().unwrap()
+    ])
+    .status
+    .success());
+    let text = std::fs::read_to_string(&anim).unwrap();
+    assert!(text.contains(r#"attributeName="fill""#) && text.contains("#d62728;"));
+    let page = dir.path().join("a.html");
+    assert!(common::run(&[
+        "preview",
+        file.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap()
+    ])
+    .status
+    .success());
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains("const support = [[["),
+        "{}",
+        &html[..200.min(html.len())]
+    );
+    // The plot's last panel: the margin.
+    let plot = dir.path().join("p.svg");
+    assert!(
+        common::run(&["plot", file.to_str().unwrap(), "-o", plot.to_str().unwrap()])
+            .status
+            .success()
+    );
+    assert!(std::fs::read_to_string(&plot)
+        .unwrap()
+        .contains("balance: the centre of mass inside the support"));
+}
