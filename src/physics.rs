@@ -23,6 +23,7 @@ use crate::balance::{self, BalanceError, Direction};
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
 use crate::robot::geometry::HullPart;
 use crate::robot::profile::Profile;
+use crate::robot::skeleton::Skeleton;
 
 /// The servos' torque limit, N·m: the `maxTorque` of every leg and tail motor in Webots'
 /// AiboErs7.proto (cyberbotics/webots), the one published model of the robot's servos.
@@ -168,84 +169,70 @@ struct Part {
     joint: Option<(ImpulseJointHandle, usize)>,
 }
 
-/// Runs `motion` on `profile`'s robot; `torque_nm` limits every servo.
-pub fn simulate(
-    motion: &Motion,
-    profile: &Profile,
-    torque_nm: f64,
-) -> Result<Report, BalanceError> {
-    let body = balance::Body::of(profile)?;
-    let stances = balance::stances(motion, profile)?;
-    let skeleton = &body.skeleton;
-    let columns: Vec<Option<usize>> = profile
-        .joints
-        .iter()
-        .map(|j| motion.locators.iter().position(|l| *l == j.locator))
-        .collect();
-    let stand = profile.postures.get("stand");
-    let angles_of = |f: &mtn::DenseFrame| -> Vec<f64> {
-        columns
+/// The robot in its world, one 8 ms frame at a time: what `simulate` plays a motion on,
+/// and what `aibo-joint-server --physics` feeds the bridge's output to.
+pub struct Robot {
+    world: PhysicsWorld,
+    floor: ColliderHandle,
+    skeleton: Skeleton,
+    /// The bone whose rigid body carries each bone.
+    owner: Vec<usize>,
+    /// `parts[0]` is the body.
+    parts: Vec<Part>,
+    head: Vec<ColliderHandle>,
+    over: Vec<(&'static str, ColliderHandle)>,
+    paws: Vec<(String, ColliderHandle)>,
+    /// Each joint's largest step in one physics step, rad.
+    max_step: Vec<f64>,
+    command: Vec<f64>,
+    /// Where the body started, m.
+    origin: DVec3,
+    pub uncertain_masses: bool,
+}
+
+impl Robot {
+    /// `profile`'s robot standing on the floor with its joints at `angles` (radians,
+    /// profile order) and its body turned by `attitude`; `torque_nm` limits every servo.
+    pub fn new(
+        profile: &Profile,
+        angles: &[f64],
+        attitude: DQuat,
+        torque_nm: f64,
+    ) -> Result<Robot, BalanceError> {
+        let body = balance::Body::of(profile)?;
+        let model = profile
+            .mass
+            .as_ref()
+            .ok_or_else(|| BalanceError::NoMass(profile.model.clone()))?;
+        let skeleton = body.skeleton.clone();
+        // Where every bone is: the pose, turned, its lowest point 1 mm over the floor.
+        let pose = skeleton.pose(angles, [0.0; 3]);
+        let (touch, _) = body.touch_points(&pose);
+        let lowest = touch
             .iter()
-            .enumerate()
-            .map(|(j, c)| match c {
-                Some(c) => f.joints.get(*c).map_or(0.0, |&u| f64::from(u) * 1e-6),
-                None => stand.and_then(|p| p.joints.get(j)).copied().unwrap_or(0.0),
-            })
-            .collect()
-    };
-    let frames: Vec<mtn::DenseFrame> = mtn::dense_frames(motion).collect();
-    let Some(first) = frames.first() else {
-        return Ok(Report {
-            duration_ms: 0,
-            torque_limit_nm: torque_nm,
-            fall: None,
-            slipped: Vec::new(),
-            path: Vec::new(),
-            uncertain_masses: profile.mass.as_ref().is_some_and(|m| m.uncertain),
-        });
-    };
-    let attitude_of = |f: &mtn::DenseFrame| {
-        let [roll, pitch] = [f.body[0], f.body[1]].map(|u| f64::from(u) * 1e-6);
-        DQuat::from_axis_angle(DVec3::NEG_Y, pitch) * DQuat::from_axis_angle(DVec3::X, roll)
-    };
+            .map(|(_, p)| (attitude * *p).z)
+            .fold(f64::INFINITY, f64::min);
+        let lift = DVec3::Z * (1.0 - lowest);
+        let place = |i: usize| {
+            (
+                attitude * pose.positions[i] + lift,
+                attitude * pose.rotations[i],
+            )
+        };
 
-    // Where every bone is at the start: the first frame, resting as the static test has it,
-    // on the floor (mm here; metres in the engine).
-    let start_angles = angles_of(first);
-    let start_turn = if stances[0].tips {
-        DQuat::IDENTITY
-    } else {
-        stances[0].turn
-    };
-    let [roll, pitch] = [first.body[0], first.body[1]].map(|u| f64::from(u) * 1e-6);
-    let pose = skeleton.pose(&start_angles, [roll, pitch, 0.0]);
-    let (touch, _) = body.touch_points(&pose);
-    let lowest = touch
-        .iter()
-        .map(|(_, p)| (start_turn * *p).z)
-        .fold(f64::INFINITY, f64::min);
-    let lift = DVec3::Z * (1.0 - lowest);
-    let place = |i: usize| {
-        (
-            start_turn * pose.positions[i] + lift,
-            start_turn * pose.rotations[i],
-        )
-    };
-
-    let mut world = PhysicsWorld::new();
-    world.gravity = Vector::new(0.0, 0.0, -9.81);
-    world.integration_parameters.dt = (DENSE_FRAME_MS as f32 / 1000.0) / SUBSTEPS as f32;
-    let robot = InteractionGroups::new(Group::GROUP_1, Group::GROUP_2, InteractionTestMode::And);
-    let ground = InteractionGroups::new(Group::GROUP_2, Group::GROUP_1, InteractionTestMode::And);
-    let (_, floor) = world.insert(
-        RigidBodyBuilder::fixed().translation(Vector::new(0.0, 0.0, -0.05)),
-        ColliderBuilder::cuboid(20.0, 20.0, 0.05)
-            .friction(PAW_FRICTION)
-            .collision_groups(ground),
-    );
-
-    // Which rigid body carries each bone.
-    let owner: Vec<usize> = {
+        let mut world = PhysicsWorld::new();
+        world.gravity = Vector::new(0.0, 0.0, -9.81);
+        world.integration_parameters.dt = (DENSE_FRAME_MS as f32 / 1000.0) / SUBSTEPS as f32;
+        let robot =
+            InteractionGroups::new(Group::GROUP_1, Group::GROUP_2, InteractionTestMode::And);
+        let ground =
+            InteractionGroups::new(Group::GROUP_2, Group::GROUP_1, InteractionTestMode::And);
+        let (_, floor) = world.insert(
+            RigidBodyBuilder::fixed().translation(Vector::new(0.0, 0.0, -0.05)),
+            ColliderBuilder::cuboid(20.0, 20.0, 0.05)
+                .friction(PAW_FRICTION)
+                .collision_groups(ground),
+        );
         let mut owner = vec![0; skeleton.bones.len()];
         for (i, b) in skeleton.bones.iter().enumerate() {
             owner[i] = if i == 0 || articulated(&b.name) {
@@ -254,270 +241,418 @@ pub fn simulate(
                 b.parent.map_or(0, |p| owner[p])
             };
         }
-        owner
-    };
-    let model = profile
-        .mass
-        .as_ref()
-        .ok_or_else(|| BalanceError::NoMass(profile.model.clone()))?;
-    let mut parts: Vec<Part> = Vec::new();
-    let mut head_colliders = Vec::new();
-    let mut over_colliders: Vec<(&str, ColliderHandle)> = Vec::new();
-    let mut paws: Vec<(String, ColliderHandle)> = Vec::new();
-    for (i, bone) in skeleton.bones.iter().enumerate() {
-        if owner[i] != i {
-            continue;
-        }
-        // The masses this body carries, in its frame (rest offsets of riders added).
-        let (mut kg, mut moment) = (0.0, DVec3::ZERO);
-        for l in &model.links {
-            let Some(b) = skeleton.bones.iter().position(|x| x.name == l.link) else {
+        let mut parts: Vec<Part> = Vec::new();
+        let (mut head, mut over, mut paws) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, bone) in skeleton.bones.iter().enumerate() {
+            if owner[i] != i {
                 continue;
+            }
+            // The masses this body carries, in its frame (riders at their rest offsets).
+            let (mut kg, mut moment) = (0.0, DVec3::ZERO);
+            for l in &model.links {
+                let Some(b) = skeleton.bones.iter().position(|x| x.name == l.link) else {
+                    continue;
+                };
+                if owner[b] != i {
+                    continue;
+                }
+                let mut at = DVec3::from(l.com);
+                let mut k = b;
+                while k != i {
+                    at += skeleton.bones[k].offset;
+                    k = skeleton.bones[k].parent.unwrap_or(i);
+                }
+                kg += l.kg;
+                moment += at * l.kg;
+            }
+            // A link the model gives no mass still needs some to be simulated.
+            let kg = kg.max(0.005);
+            let com = moment / kg;
+            // Inertia of a solid about its centre: a box for the body, a rod for a limb.
+            let (a, b2, c) = if i == 0 {
+                (0.2, 0.09, 0.09)
+            } else if bone.name.starts_with("head") {
+                (0.06, 0.06, 0.06)
+            } else {
+                (0.03, 0.03, 0.07)
             };
-            if owner[b] != i {
-                continue;
-            }
-            let mut at = DVec3::from(l.com);
-            let mut k = b;
-            while k != i {
-                at += skeleton.bones[k].offset;
-                k = skeleton.bones[k].parent.unwrap_or(i);
-            }
-            kg += l.kg;
-            moment += at * l.kg;
-        }
-        // A link the model gives no mass still needs some to be simulated.
-        let kg = kg.max(0.005);
-        let com = moment / kg;
-        // Inertia of a solid about its centre: a box for the body, a rod for a limb.
-        let (a, b2, c) = if i == 0 {
-            (0.2, 0.09, 0.09)
-        } else if bone.name.starts_with("head") {
-            (0.06, 0.06, 0.06)
-        } else {
-            (0.03, 0.03, 0.07)
-        };
-        let inertia = Vector::new(
-            (kg * (b2 * b2 + c * c) / 12.0) as f32,
-            (kg * (a * a + c * c) / 12.0) as f32,
-            (kg * (a * a + b2 * b2) / 12.0) as f32,
-        );
-        let (at, rot) = place(i);
-        let rb = RigidBodyBuilder::dynamic()
-            .pose(Pose::from_parts(v3(at / 1000.0), quat(rot)))
-            .additional_mass_properties(MassProperties::new(v3(com / 1000.0), kg as f32, inertia))
-            .can_sleep(false)
-            .build();
-        let handle = world.insert_body(rb);
-        // Shapes that can touch the floor, massless (the masses are above).
-        let mut shapes: Vec<(ColliderBuilder, &str)> = Vec::new();
-        if i == 0 {
-            // The body: the hull the static test uses, closed by a flat top.
-            let mut points: Vec<Vector> = model
-                .hull
-                .iter()
-                .map(|h| v3(DVec3::from(h.at) / 1000.0))
-                .collect();
-            for (x, y) in [(0.1, 0.04), (0.1, -0.04), (-0.1, 0.04), (-0.1, -0.04)] {
-                points.push(Vector::new(x, y, 0.04));
-            }
-            let hull = ColliderBuilder::convex_hull(&points).unwrap_or_else(|| {
-                ColliderBuilder::cuboid(0.1, 0.045, 0.0425)
-                    .translation(Vector::new(0.0, 0.0, -0.0025))
-            });
-            shapes.push((hull, "body"));
-            // Small spheres just inside the hull at the chest and flanks tell when the
-            // robot goes over onto them.
-            for h in &model.hull {
-                if matches!(h.part, HullPart::Chest | HullPart::Flank) {
-                    let at = DVec3::from(h.at);
-                    let inward = DVec3::new(at.x, at.y, at.z + 2.5).normalize_or_zero() * 6.0;
+            let inertia = Vector::new(
+                (kg * (b2 * b2 + c * c) / 12.0) as f32,
+                (kg * (a * a + c * c) / 12.0) as f32,
+                (kg * (a * a + b2 * b2) / 12.0) as f32,
+            );
+            let (at, rot) = place(i);
+            let handle = world.insert_body(
+                RigidBodyBuilder::dynamic()
+                    .pose(Pose::from_parts(v3(at / 1000.0), quat(rot)))
+                    .additional_mass_properties(MassProperties::new(
+                        v3(com / 1000.0),
+                        kg as f32,
+                        inertia,
+                    ))
+                    .can_sleep(false)
+                    .build(),
+            );
+            // Shapes that can touch the floor, massless (the masses are above).
+            let mut shapes: Vec<(ColliderBuilder, &'static str)> = Vec::new();
+            if i == 0 {
+                // The body: the hull the static test uses, closed by a flat top.
+                let mut points: Vec<Vector> = model
+                    .hull
+                    .iter()
+                    .map(|h| v3(DVec3::from(h.at) / 1000.0))
+                    .collect();
+                for (x, y) in [(0.1, 0.04), (0.1, -0.04), (-0.1, 0.04), (-0.1, -0.04)] {
+                    points.push(Vector::new(x, y, 0.04));
+                }
+                let hull = ColliderBuilder::convex_hull(&points).unwrap_or_else(|| {
+                    ColliderBuilder::cuboid(0.1, 0.045, 0.0425)
+                        .translation(Vector::new(0.0, 0.0, -0.0025))
+                });
+                shapes.push((hull, "body"));
+                // Small spheres just inside the hull at the chest and flanks tell when the
+                // robot goes over onto them.
+                for h in &model.hull {
+                    if matches!(h.part, HullPart::Chest | HullPart::Flank) {
+                        let at = DVec3::from(h.at);
+                        let inward = DVec3::new(at.x, at.y, at.z + 2.5).normalize_or_zero() * 6.0;
+                        shapes.push((
+                            ColliderBuilder::ball(0.006).translation(v3((at - inward) / 1000.0)),
+                            if h.part == HullPart::Chest {
+                                "chest"
+                            } else {
+                                "flank"
+                            },
+                        ));
+                    }
+                }
+            } else if bone.name.starts_with("head")
+                && skeleton
+                    .children(i)
+                    .all(|c| !articulated(&skeleton.bones[c].name))
+            {
+                let length = skeleton
+                    .bones
+                    .iter()
+                    .find(|x| x.name == "nose")
+                    .map_or(0.07, |n| n.offset.length() / 1000.0);
+                shapes.push((
+                    ColliderBuilder::ball(0.03).translation(Vector::new(
+                        0.5 * length as f32,
+                        0.0,
+                        0.0,
+                    )),
+                    "head",
+                ));
+            } else if bone.name.ends_with("_j2") || bone.name.ends_with("_j3") {
+                let end = skeleton
+                    .children(i)
+                    .map(|c| skeleton.bones[c].offset)
+                    .find(|o| o.length() > 1.0)
+                    .unwrap_or(DVec3::new(0.0, 0.0, -65.0));
+                shapes.push((
+                    ColliderBuilder::capsule_from_endpoints(Vector::ZERO, v3(end / 1000.0), 0.015),
+                    "limb",
+                ));
+                if bone.name.ends_with("_j3") {
                     shapes.push((
-                        ColliderBuilder::ball(0.006).translation(v3((at - inward) / 1000.0)),
-                        if h.part == HullPart::Chest {
-                            "chest"
-                        } else {
-                            "flank"
-                        },
+                        ColliderBuilder::ball((model.paw_radius / 1000.0) as f32)
+                            .translation(v3(end / 1000.0)),
+                        "paw",
                     ));
                 }
             }
-        } else if bone.name.starts_with("head")
-            && skeleton
-                .children(i)
-                .all(|c| !articulated(&skeleton.bones[c].name))
-        {
-            let length = skeleton
-                .bones
-                .iter()
-                .find(|x| x.name == "nose")
-                .map_or(0.07, |n| n.offset.length() / 1000.0);
-            shapes.push((
-                ColliderBuilder::ball(0.03).translation(Vector::new(0.5 * length as f32, 0.0, 0.0)),
-                "head",
-            ));
-        } else if bone.name.ends_with("_j2") || bone.name.ends_with("_j3") {
-            let end = skeleton
-                .children(i)
-                .map(|c| skeleton.bones[c].offset)
-                .find(|o| o.length() > 1.0)
-                .unwrap_or(DVec3::new(0.0, 0.0, -65.0));
-            shapes.push((
-                ColliderBuilder::capsule_from_endpoints(Vector::ZERO, v3(end / 1000.0), 0.015),
-                "limb",
-            ));
-            if bone.name.ends_with("_j3") {
-                shapes.push((
-                    ColliderBuilder::ball((model.paw_radius / 1000.0) as f32)
-                        .translation(v3(end / 1000.0)),
-                    "paw",
-                ));
-            }
-        }
-        for (shape, kind) in shapes {
-            let friction = if kind == "paw" {
-                PAW_FRICTION
-            } else {
-                BODY_FRICTION
-            };
-            let c = world.colliders.insert_with_parent(
-                shape
-                    .density(0.0)
-                    .friction(friction)
-                    .collision_groups(robot),
-                handle,
-                &mut world.bodies,
-            );
-            match kind {
-                "head" => head_colliders.push(c),
-                "chest" | "flank" => over_colliders.push((kind, c)),
-                "paw" => paws.push((bone.name.trim_end_matches("_j3").to_string() + " paw", c)),
-                _ => {}
-            }
-        }
-        // The servo that turns it, from its parent's body.
-        let joint = match (bone.parent, bone.axis, bone.joint) {
-            (Some(p), Some(axis), Some(j)) => {
-                let parent = parts
-                    .iter()
-                    .find(|x| x.bone == owner[p])
-                    .map(|x| x.handle)
-                    .unwrap_or(parts[0].handle);
-                let mut anchor = bone.offset;
-                let mut k = p;
-                while k != owner[p] {
-                    anchor += skeleton.bones[k].offset;
-                    k = skeleton.bones[k].parent.unwrap_or(0);
+            for (shape, kind) in shapes {
+                let friction = if kind == "paw" {
+                    PAW_FRICTION
+                } else {
+                    BODY_FRICTION
+                };
+                let c = world.colliders.insert_with_parent(
+                    shape
+                        .density(0.0)
+                        .friction(friction)
+                        .collision_groups(robot),
+                    handle,
+                    &mut world.bodies,
+                );
+                match kind {
+                    "head" => head.push(c),
+                    "chest" | "flank" => over.push((kind, c)),
+                    "paw" => paws.push((bone.name.trim_end_matches("_j3").to_string() + " paw", c)),
+                    _ => {}
                 }
-                let target = start_angles.get(j).copied().unwrap_or(0.0) as f32;
-                let data = RevoluteJointBuilder::new(v3(axis))
-                    .local_anchor1(v3(anchor / 1000.0))
-                    .local_anchor2(Vector::ZERO)
-                    .contacts_enabled(false)
-                    .motor_model(MotorModel::ForceBased)
-                    .motor_position(target, STIFFNESS, DAMPING)
-                    .motor_max_force(torque_nm as f32);
-                Some((world.insert_impulse_joint(parent, handle, data), j))
             }
-            _ => None,
-        };
-        parts.push(Part {
-            bone: i,
-            handle,
-            joint,
-        });
+            // The servo that turns it, from its parent's body.
+            let joint = match (bone.parent, bone.axis, bone.joint) {
+                (Some(p), Some(axis), Some(j)) => {
+                    let parent = parts
+                        .iter()
+                        .find(|x| x.bone == owner[p])
+                        .map_or(parts[0].handle, |x| x.handle);
+                    let mut anchor = bone.offset;
+                    let mut k = p;
+                    while k != owner[p] {
+                        anchor += skeleton.bones[k].offset;
+                        k = skeleton.bones[k].parent.unwrap_or(0);
+                    }
+                    let target = angles.get(j).copied().unwrap_or(0.0) as f32;
+                    let data = RevoluteJointBuilder::new(v3(axis))
+                        .local_anchor1(v3(anchor / 1000.0))
+                        .local_anchor2(Vector::ZERO)
+                        .contacts_enabled(false)
+                        .motor_model(MotorModel::ForceBased)
+                        .motor_position(target, STIFFNESS, DAMPING)
+                        .motor_max_force(torque_nm as f32);
+                    Some((world.insert_impulse_joint(parent, handle, data), j))
+                }
+                _ => None,
+            };
+            parts.push(Part {
+                bone: i,
+                handle,
+                joint,
+            });
+        }
+        let dt = f64::from(world.integration_parameters.dt);
+        let origin = d3(world.bodies[parts[0].handle].translation());
+        Ok(Robot {
+            floor,
+            skeleton,
+            owner,
+            head,
+            over,
+            paws,
+            max_step: profile
+                .joints
+                .iter()
+                .map(|j| j.max_speed.map_or(f64::INFINITY, |s| s * dt))
+                .collect(),
+            command: angles.to_vec(),
+            origin,
+            uncertain_masses: model.uncertain,
+            parts,
+            world,
+        })
     }
-    let trunk = parts[0].handle;
-    let origin = d3(world.bodies[trunk].translation());
 
-    // Each servo's command, moved toward the frame's angle no faster than its joint can.
-    let dt = f64::from(world.integration_parameters.dt);
-    let max_step: Vec<f64> = profile
+    /// One 8 ms frame: each servo moves its command toward `target` (radians, profile
+    /// order) no faster than its joint can, and the world steps.
+    pub fn step(&mut self, target: &[f64]) {
+        for _ in 0..SUBSTEPS {
+            for (c, (t, m)) in self
+                .command
+                .iter_mut()
+                .zip(target.iter().zip(&self.max_step))
+            {
+                *c += (t - *c).clamp(-m, *m);
+            }
+            for p in &self.parts {
+                if let Some((h, j)) = p.joint {
+                    if let Some(joint) = self.world.impulse_joints.get_mut(h, false) {
+                        joint.data.set_motor_position(
+                            JointAxis::AngX,
+                            self.command[j] as f32,
+                            STIFFNESS,
+                            DAMPING,
+                        );
+                    }
+                }
+            }
+            self.world.step();
+        }
+    }
+
+    /// Holds the current commands for `seconds`.
+    pub fn hold(&mut self, seconds: f64) {
+        let target = self.command.clone();
+        for _ in 0..(seconds * 1000.0 / DENSE_FRAME_MS as f64).round() as u32 {
+            self.step(&target);
+        }
+    }
+
+    fn touching(&self, c: ColliderHandle) -> bool {
+        self.world
+            .narrow_phase
+            .contact_pair(c, self.floor)
+            .is_some_and(|p| p.has_any_active_contact())
+    }
+
+    /// The body's attitude.
+    pub fn attitude(&self) -> DQuat {
+        dquat(self.world.bodies[self.parts[0].handle].rotation())
+    }
+
+    /// Where the body's centre is, mm from where it started.
+    pub fn position_mm(&self) -> DVec3 {
+        (d3(self.world.bodies[self.parts[0].handle].translation()) - self.origin) * 1000.0
+    }
+
+    /// The head touches the floor.
+    pub fn head_down(&self) -> bool {
+        self.head.iter().any(|&c| self.touching(c))
+    }
+
+    /// The chest or a flank touches the floor: which.
+    pub fn over(&self) -> Option<&'static str> {
+        self.over
+            .iter()
+            .find(|(_, c)| self.touching(*c))
+            .map(|(part, _)| *part)
+    }
+
+    /// Each paw: its name, where it is over the floor (mm, x and y), and whether it is down.
+    pub fn paws(&self) -> Vec<(String, DVec2, bool)> {
+        self.paws
+            .iter()
+            .map(|(name, c)| {
+                let at = d3(self.world.colliders[*c].translation()) * 1000.0;
+                (name.clone(), at.truncate(), self.touching(*c))
+            })
+            .collect()
+    }
+
+    /// Every bone of the skeleton where the simulation has it (mm: x and y from where the
+    /// body started, z above the floor); `angles` place the bones that ride on others
+    /// (ears, mouth, tail) as the motion has them.
+    pub fn bones_mm(&self, angles: &[f64]) -> Vec<DVec3> {
+        let pose = self.skeleton.pose(angles, [0.0; 3]);
+        let origin = DVec3::new(self.origin.x, self.origin.y, 0.0);
+        (0..self.skeleton.bones.len())
+            .map(|i| {
+                let o = self.owner[i];
+                let part = self
+                    .parts
+                    .iter()
+                    .find(|p| p.bone == o)
+                    .unwrap_or(&self.parts[0]);
+                let rb = &self.world.bodies[part.handle];
+                let (at, rot) = (d3(rb.translation()), dquat(rb.rotation()));
+                let relative =
+                    pose.rotations[o].inverse() * (pose.positions[i] - pose.positions[o]);
+                (at + rot * (relative / 1000.0) - origin) * 1000.0
+            })
+            .collect()
+    }
+}
+
+/// The joints of a dense frame in the profile's order, radians (a joint the motion lacks
+/// holds the profile's stand posture).
+fn angles_of(profile: &Profile, columns: &[Option<usize>], f: &mtn::DenseFrame) -> Vec<f64> {
+    let stand = profile.postures.get("stand");
+    columns
+        .iter()
+        .enumerate()
+        .map(|(j, c)| match c {
+            Some(c) => f.joints.get(*c).map_or(0.0, |&u| f64::from(u) * 1e-6),
+            None => stand.and_then(|p| p.joints.get(j)).copied().unwrap_or(0.0),
+        })
+        .collect()
+}
+
+fn attitude_of(f: &mtn::DenseFrame) -> DQuat {
+    let [roll, pitch] = [f.body[0], f.body[1]].map(|u| f64::from(u) * 1e-6);
+    DQuat::from_axis_angle(DVec3::NEG_Y, pitch) * DQuat::from_axis_angle(DVec3::X, roll)
+}
+
+/// The motion's column of each profile joint.
+type Columns = Vec<Option<usize>>;
+
+/// `motion`'s robot, standing in its first frame after settling, and the columns that
+/// map the motion's joints to the profile's.
+fn start(
+    motion: &Motion,
+    profile: &Profile,
+    stances: &[balance::Stance],
+    torque_nm: f64,
+) -> Result<Option<(Robot, Columns)>, BalanceError> {
+    let columns: Columns = profile
         .joints
         .iter()
-        .map(|j| j.max_speed.map_or(f64::INFINITY, |s| s * dt))
+        .map(|j| motion.locators.iter().position(|l| *l == j.locator))
         .collect();
-    let mut command = start_angles.clone();
-    let drive = |world: &mut PhysicsWorld, target: &[f64], command: &mut [f64]| {
-        for (c, (t, m)) in command.iter_mut().zip(target.iter().zip(&max_step)) {
-            *c += (t - *c).clamp(-m, *m);
-        }
-        for p in &parts {
-            if let Some((h, j)) = p.joint {
-                if let Some(joint) = world.impulse_joints.get_mut(h, false) {
-                    joint.data.set_motor_position(
-                        JointAxis::AngX,
-                        command[j] as f32,
-                        STIFFNESS,
-                        DAMPING,
-                    );
-                }
-            }
-        }
-        world.step();
+    let Some(first) = mtn::dense_frame_at(motion, 0) else {
+        return Ok(None);
     };
-    for _ in 0..(SETTLE_S * 1000.0 / dt / 1000.0) as u32 {
-        drive(&mut world, &start_angles, &mut command);
-    }
+    // Resting as the static test has it (unless it tips from the start).
+    let turn = stances
+        .first()
+        .filter(|s| !s.tips)
+        .map_or(DQuat::IDENTITY, |s| s.turn);
+    let mut robot = Robot::new(
+        profile,
+        &angles_of(profile, &columns, &first),
+        turn * attitude_of(&first),
+        torque_nm,
+    )?;
+    robot.hold(SETTLE_S);
+    Ok(Some((robot, columns)))
+}
 
-    let touching = |world: &PhysicsWorld, c: ColliderHandle| {
-        world
-            .narrow_phase
-            .contact_pair(c, floor)
-            .is_some_and(|p| p.has_any_active_contact())
+/// Runs `motion` on `profile`'s robot; `torque_nm` limits every servo.
+pub fn simulate(
+    motion: &Motion,
+    profile: &Profile,
+    torque_nm: f64,
+) -> Result<Report, BalanceError> {
+    let stances = balance::stances(motion, profile)?;
+    let uncertain_masses = profile.mass.as_ref().is_some_and(|m| m.uncertain);
+    let Some((mut robot, columns)) = start(motion, profile, &stances, torque_nm)? else {
+        return Ok(Report {
+            duration_ms: 0,
+            torque_limit_nm: torque_nm,
+            fall: None,
+            slipped: Vec::new(),
+            path: Vec::new(),
+            uncertain_masses,
+        });
     };
+    let frames = mtn::dense_frame_count(motion) as usize;
     let mut fall: Option<Fall> = None;
     let mut path = Vec::new();
-    let mut slip_from: Vec<Option<DVec2>> = vec![None; paws.len()];
-    let mut slipped: Vec<f64> = vec![0.0; paws.len()];
-    let mut end = frames.len();
+    let paw_count = robot.paws().len();
+    let mut slip_from: Vec<Option<DVec2>> = vec![None; paw_count];
+    let mut slipped: Vec<f64> = vec![0.0; paw_count];
+    let mut end = frames;
     let mut meant_turn = DQuat::IDENTITY;
-    for (k, f) in frames.iter().enumerate() {
-        let target = angles_of(f);
-        for _ in 0..SUBSTEPS {
-            drive(&mut world, &target, &mut command);
-        }
+    for (k, f) in mtn::dense_frames(motion).enumerate() {
+        robot.step(&angles_of(profile, &columns, &f));
         let t_ms = k as u64 * DENSE_FRAME_MS;
-        let trunk_body = &world.bodies[trunk];
-        let rotation = dquat(trunk_body.rotation());
+        let rotation = robot.attitude();
         // The attitude the motion means: where the legs put the body at rest; where the
         // static test finds it tipping, the last attitude it meant before.
         if !stances[k].tips {
             meant_turn = stances[k].turn;
         }
-        let meant = meant_turn * attitude_of(f);
+        let meant = meant_turn * attitude_of(&f);
         let (up, meant_up) = (rotation * DVec3::Z, meant * DVec3::Z);
         let tilt = up.angle_between(meant_up).to_degrees();
-        let head_struck = head_colliders.iter().any(|&c| touching(&world, c));
+        let head_struck = robot.head_down();
         // Over onto the chest or a flank: it touches, and the robot has gone over (the
         // static test has it tipping there, or it leans well away from what is meant). A
         // chest grazing the floor as the robot lies down is no fall.
-        let gone_over = (stances[k].tips || tilt > GRAZE_TILT_DEG)
-            && over_colliders.iter().any(|(_, c)| touching(&world, *c));
-        if fall.is_none() && (tilt > FALL_TILT_DEG || head_struck || gone_over) {
-            let struck = over_colliders.iter().find(|(_, c)| touching(&world, *c));
-            let onto = match (head_struck, gone_over, struck) {
-                (true, ..) => "head",
-                (false, true, Some((part, _))) => part,
+        let struck = robot
+            .over()
+            .filter(|_| stances[k].tips || tilt > GRAZE_TILT_DEG);
+        if fall.is_none() && (tilt > FALL_TILT_DEG || head_struck || struck.is_some()) {
+            let onto = match (head_struck, struck) {
+                (true, _) => "head",
+                (false, Some(part)) => part,
                 _ => "body",
             };
             // Which way, in the body's own heading: toward what struck, or the lean.
             let heading = rotation * DVec3::X;
-            let yaw = heading.y.atan2(heading.x);
-            let lean = DQuat::from_axis_angle(DVec3::Z, -yaw) * (up - meant_up);
-            let direction = match (onto, struck) {
-                ("head" | "chest", _) => Some(Direction::Forward),
-                ("flank", Some((_, c))) => {
-                    let side =
-                        world.colliders[*c].translation() - world.bodies[trunk].translation();
-                    let side = DQuat::from_axis_angle(DVec3::Z, -yaw) * d3(side);
-                    Some(if side.y > 0.0 {
-                        Direction::Left
-                    } else {
-                        Direction::Right
-                    })
-                }
-                _ => (lean.truncate().length() > 1e-6).then(|| Direction::of(lean.truncate())),
+            let unyaw = DQuat::from_axis_angle(DVec3::Z, -heading.y.atan2(heading.x));
+            let lean = (unyaw * (up - meant_up)).truncate();
+            let direction = match onto {
+                "head" | "chest" => Some(Direction::Forward),
+                // The up vector leans the way the robot went over.
+                "flank" => Some(if (unyaw * up).y > 0.0 {
+                    Direction::Left
+                } else {
+                    Direction::Right
+                }),
+                _ => (lean.length() > 1e-6).then(|| Direction::of(lean)),
             };
             fall = Some(Fall {
                 at_ms: t_ms,
@@ -527,12 +662,10 @@ pub fn simulate(
                 onto: onto.to_string(),
             });
             // Half a second more shows where it ends up.
-            end = (k + (500 / DENSE_FRAME_MS) as usize).min(frames.len());
+            end = (k + (500 / DENSE_FRAME_MS) as usize).min(frames);
         }
-        for (n, (_, c)) in paws.iter().enumerate() {
-            let at = world.colliders[*c].translation();
-            let xy = DVec2::new(f64::from(at.x), f64::from(at.y)) * 1000.0;
-            if touching(&world, *c) {
+        for (n, (_, xy, down)) in robot.paws().into_iter().enumerate() {
+            if down {
                 let from = *slip_from[n].get_or_insert(xy);
                 slipped[n] = slipped[n].max(xy.distance(from));
             } else {
@@ -540,7 +673,7 @@ pub fn simulate(
             }
         }
         if k % (100 / DENSE_FRAME_MS as usize) == 0 {
-            let at = (d3(world.bodies[trunk].translation()) - origin) * 1000.0;
+            let at = robot.position_mm();
             path.push(PathPoint {
                 t_ms,
                 x_mm: at.x,
@@ -554,19 +687,48 @@ pub fn simulate(
         }
     }
     Ok(Report {
-        duration_ms: frames.len() as u64 * DENSE_FRAME_MS,
+        duration_ms: frames as u64 * DENSE_FRAME_MS,
         torque_limit_nm: torque_nm,
         fall,
-        slipped: paws
-            .iter()
+        slipped: robot
+            .paws()
+            .into_iter()
             .zip(&slipped)
             .filter(|(_, &mm)| mm > SLIP_MM)
-            .map(|((name, _), &mm)| Slip {
-                paw: name.clone(),
+            .map(|((name, ..), &mm)| Slip {
+                paw: name,
                 max_mm: mm,
             })
             .collect(),
         path,
-        uncertain_masses: model.uncertain,
+        uncertain_masses,
     })
+}
+
+/// The skeleton's bones where the simulation has them (mm, as [`Robot::bones_mm`]) at the
+/// dense frames `indices` (in order), for `preview --physics`.
+pub fn bones_at(
+    motion: &Motion,
+    profile: &Profile,
+    torque_nm: f64,
+    indices: &[u64],
+) -> Result<Vec<Vec<DVec3>>, BalanceError> {
+    let stances = balance::stances(motion, profile)?;
+    let Some((mut robot, columns)) = start(motion, profile, &stances, torque_nm)? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::with_capacity(indices.len());
+    let mut wanted = indices.iter().peekable();
+    for (k, f) in mtn::dense_frames(motion).enumerate() {
+        let angles = angles_of(profile, &columns, &f);
+        robot.step(&angles);
+        while wanted.peek() == Some(&&(k as u64)) {
+            out.push(robot.bones_mm(&angles));
+            wanted.next();
+        }
+        if wanted.peek().is_none() {
+            break;
+        }
+    }
+    Ok(out)
 }

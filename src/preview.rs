@@ -27,6 +27,18 @@ const SCALE: f64 = 1.1;
 pub enum PreviewError {
     #[error(transparent)]
     Skeleton(#[from] SkeletonError),
+    #[error("cannot simulate it: {0}")]
+    Physics(String),
+}
+
+/// Which body the figure shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Figure {
+    /// The joints as the motion sets them, the body standing where its first frame rests.
+    #[default]
+    Kinematic,
+    /// The simulated robot (`simulate`): where physics puts it, falls included.
+    Physics,
 }
 
 struct StickFigure {
@@ -118,7 +130,32 @@ impl Support {
     }
 }
 
-fn sample(figure: &StickFigure, motion: &Motion, profile: &Profile) -> Samples {
+/// The bones where the simulation has them at the dense frames `indices`.
+fn simulated(
+    motion: &Motion,
+    profile: &Profile,
+    indices: &[u64],
+) -> Result<Vec<Vec<DVec3>>, PreviewError> {
+    #[cfg(feature = "physics")]
+    {
+        crate::physics::bones_at(motion, profile, crate::physics::SERVO_TORQUE_NM, indices)
+            .map_err(|e| PreviewError::Physics(e.to_string()))
+    }
+    #[cfg(not(feature = "physics"))]
+    {
+        let _ = (motion, profile, indices);
+        Err(PreviewError::Physics(
+            "this build has no physics (the `physics` feature)".into(),
+        ))
+    }
+}
+
+fn sample(
+    figure: &StickFigure,
+    motion: &Motion,
+    profile: &Profile,
+    body: Figure,
+) -> Result<Samples, PreviewError> {
     // The 16 ms grid, or sparser for long motions; frames are computed one by one, so a
     // motion of hours (or a hostile file) costs no more than a short one.
     let count = mtn::dense_frame_count(motion);
@@ -136,6 +173,14 @@ fn sample(figure: &StickFigure, motion: &Motion, profile: &Profile) -> Samples {
         let body = f.body.map(|u| u as f64 * 1e-6);
         figure.skeleton.pose(&angles, body).positions
     };
+    let step_s = (stride * DENSE_FRAME_MS) as f64 / 1000.0;
+    if body == Figure::Physics {
+        return Ok(Samples {
+            frames: simulated(motion, profile, &indices)?,
+            step_s,
+            support: None,
+        });
+    }
     let mut frames: Vec<Vec<DVec3>> = picked.iter().map(pose).collect();
     let support = crate::balance::Body::of(profile).ok().map(|body| {
         picked
@@ -163,11 +208,11 @@ fn sample(figure: &StickFigure, motion: &Motion, profile: &Profile) -> Samples {
             p.z -= lowest;
         }
     }
-    Samples {
+    Ok(Samples {
         frames,
-        step_s: (stride * DENSE_FRAME_MS) as f64 / 1000.0,
+        step_s,
         support,
-    }
+    })
 }
 
 /// The support polygon and centre of mass in the top view, animated with the figure
@@ -353,15 +398,25 @@ pub fn svg(
     profile: &Profile,
     title: &str,
     at_s: Option<f64>,
+    body: Figure,
 ) -> Result<String, PreviewError> {
     let figure = StickFigure::of(profile)?;
-    let length_s =
-        mtn::dense_frame_count(motion).saturating_sub(1) as f64 * DENSE_FRAME_MS as f64 / 1000.0;
-    let motion = match at_s {
-        Some(t) => frame_of(motion, t),
-        None => motion.clone(),
+    let count = mtn::dense_frame_count(motion);
+    let length_s = count.saturating_sub(1) as f64 * DENSE_FRAME_MS as f64 / 1000.0;
+    let samples = match (at_s, body) {
+        // A still of the simulation: played up to that moment.
+        (Some(t), Figure::Physics) => {
+            let index = ((t * 1000.0 / DENSE_FRAME_MS as f64).round().max(0.0) as u64)
+                .min(count.saturating_sub(1));
+            Samples {
+                frames: simulated(motion, profile, &[index])?,
+                step_s: DENSE_FRAME_MS as f64 / 1000.0,
+                support: None,
+            }
+        }
+        (Some(t), Figure::Kinematic) => sample(&figure, &frame_of(motion, t), profile, body)?,
+        (None, _) => sample(&figure, motion, profile, body)?,
     };
-    let samples = sample(&figure, &motion, profile);
     let (w, h) = (2.0 * VIEW_W, HEADER + VIEW_H);
     let mut out = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">
@@ -415,9 +470,14 @@ pub fn svg(
 
 /// An HTML page with the same figure drawn on a canvas by a short script, at true
 /// speed, looping, with the time shown.
-pub fn html(motion: &Motion, profile: &Profile, title: &str) -> Result<String, PreviewError> {
+pub fn html(
+    motion: &Motion,
+    profile: &Profile,
+    title: &str,
+    body: Figure,
+) -> Result<String, PreviewError> {
     let figure = StickFigure::of(profile)?;
-    let samples = sample(&figure, motion, profile);
+    let samples = sample(&figure, motion, profile, body)?;
     let (w, h) = (2.0 * VIEW_W, HEADER + VIEW_H);
     // Per sample: the support polygon's points, the centre of mass, and 1 while it tips.
     let support = samples.support.as_ref().map_or("[]".to_string(), |all| {

@@ -551,3 +551,74 @@ fn preview_shows_the_support_and_centre_of_mass_red_while_it_tips_and_plot_the_m
         .unwrap()
         .contains("balance: the centre of mass inside the support"));
 }
+
+#[test]
+fn preview_physics_draws_the_simulated_robot() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("up.mtn");
+    std::fs::write(
+        &file,
+        aibo_motion::mtn::encode(&lift("stand", FRONT_LEGS_UP)).unwrap(),
+    )
+    .unwrap();
+    let still = |extra: &[&str]| {
+        let svg = dir.path().join("s.svg");
+        let mut args = vec![
+            "preview",
+            file.to_str().unwrap(),
+            "--at",
+            "1.5",
+            "-o",
+            svg.to_str().unwrap(),
+        ];
+        args.extend(extra);
+        let out = common::run(&args);
+        assert!(out.status.success(), "{}", common::stderr(&out));
+        std::fs::read_to_string(svg).unwrap()
+    };
+    let kinematic = still(&[]);
+    let physics = still(&["--physics"]);
+    assert_ne!(kinematic, physics);
+    assert!(
+        !physics.contains("<polygon"),
+        "no support polygon over a simulated body"
+    );
+    // Fallen onto its chest, the simulated body's lowest line is nearer the floor line
+    // than the kinematic figure's belly: compare the lowest point the body's lines reach.
+    let lowest_body_y = |svg: &str| {
+        svg.lines()
+            // The side view is the left half (460 px wide).
+            .filter(|l| l.starts_with("<line") && l.contains("#444444"))
+            .filter(|l| {
+                let x1: f64 = l
+                    .split("x1=\"")
+                    .nth(1)
+                    .unwrap()
+                    .split('"')
+                    .next()
+                    .unwrap()
+                    .parse()
+                    .unwrap();
+                x1 < 460.0
+            })
+            .flat_map(|l| {
+                ["y1=\"", "y2=\""].map(|k| {
+                    l.split(k)
+                        .nth(1)
+                        .unwrap()
+                        .split('"')
+                        .next()
+                        .unwrap()
+                        .parse::<f64>()
+                        .unwrap()
+                })
+            })
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    assert!(
+        lowest_body_y(&physics) > lowest_body_y(&kinematic) + 20.0,
+        "{} vs {}",
+        lowest_body_y(&physics),
+        lowest_body_y(&kinematic)
+    );
+}

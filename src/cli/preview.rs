@@ -14,7 +14,8 @@ use std::path::PathBuf;
     aibo-motion preview dance.mtn -o dance.html\n  \
     aibo-motion preview dance.mtn -o dance.svg\n  \
     aibo-motion preview dance.mtn --at 1.5 -o frame.svg\n  \
-    aibo-motion preview dance.bvh --profile ERS-7 -o dance.html")]
+    aibo-motion preview dance.bvh --profile ERS-7 -o dance.html\n  \
+    aibo-motion preview dance.mtn --physics -o fall.svg")]
 pub struct Args {
     /// An MTN motion, or motion capture (BVH, ASF/AMC, MRTK) with --profile.
     pub file: PathBuf,
@@ -27,6 +28,11 @@ pub struct Args {
     /// A still of this moment (seconds from the start) instead of the animation.
     #[arg(long, value_name = "SECONDS", value_parser = super::parse_moment, allow_negative_numbers = true)]
     pub at: Option<f64>,
+    /// Draw the simulated robot (as `simulate` plays it: rigid bodies on a floor, falls
+    /// and all) instead of the joints as the motion sets them. The top view then shows
+    /// where the body goes, and no support polygon.
+    #[arg(long)]
+    pub physics: bool,
     #[command(flatten)]
     pub view: ViewArgs,
 }
@@ -52,13 +58,18 @@ pub fn run(args: Args) -> Result<Outcome> {
         .file
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let figure = if args.physics {
+        aibo_motion::preview::Figure::Physics
+    } else {
+        aibo_motion::preview::Figure::Kinematic
+    };
     let text = if html {
         if args.at.is_some() {
             bail!("--at draws a still: write it to an .svg file");
         }
-        aibo_motion::preview::html(&motion, &profile, &title)
+        aibo_motion::preview::html(&motion, &profile, &title, figure)
     } else {
-        aibo_motion::preview::svg(&motion, &profile, &title, args.at)
+        aibo_motion::preview::svg(&motion, &profile, &title, args.at, figure)
     }
     .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
     fsio::write_bytes(&args.output, &[&args.file], text.as_bytes())?;
