@@ -43,6 +43,10 @@ pub const TILT_TOLERANCE_DEG: f64 = 10.0;
 /// The margin a frame needs by default, mm.
 pub const DEFAULT_MARGIN_MM: f64 = 10.0;
 
+/// The longest motion tested frame by frame (and simulated): an hour of 8 ms frames. A
+/// longer one (a hostile file can last years) is refused rather than left to run.
+pub const MAX_FRAMES: u64 = 450_000;
+
 /// An unstable span longer than this (ms) fails `check --balance`.
 pub const SPAN_FAULT_MS: u64 = 100;
 
@@ -56,6 +60,11 @@ pub enum BalanceError {
     Skeleton(#[from] SkeletonError),
     #[error("the {0} profile has no [mass] model")]
     NoMass(String),
+    #[error(
+        "the motion lasts {hours:.1} hours: too long to test frame by frame (at most {} hours)",
+        MAX_FRAMES as f64 * DENSE_FRAME_MS as f64 / 3_600_000.0
+    )]
+    TooLong { hours: f64 },
     #[error("the {model} profile's [mass] names {link:?}, which is no bone of its skeleton")]
     UnknownLink { model: String, link: String },
     #[error("the {model} profile's [mass] gives {link:?} {kg} kg; a mass is a positive number")]
@@ -634,19 +643,50 @@ fn profile_angles(profile: &Profile, columns: &[Option<usize>], frame: &[i32]) -
 
 /// Each dense frame's stance, in order (8 ms apart).
 pub fn stances(motion: &Motion, profile: &Profile) -> Result<Vec<Stance>, BalanceError> {
+    let count = mtn::dense_frame_count(motion);
+    if count > MAX_FRAMES {
+        return Err(BalanceError::TooLong {
+            hours: count as f64 * DENSE_FRAME_MS as f64 / 3_600_000.0,
+        });
+    }
+    stances_at(motion, profile, 0..count)
+}
+
+/// The stances of the dense frames `indices` only (a long motion's samples, for pictures).
+pub fn stances_at(
+    motion: &Motion,
+    profile: &Profile,
+    indices: impl IntoIterator<Item = u64>,
+) -> Result<Vec<Stance>, BalanceError> {
     let body = Body::of(profile)?;
     let columns: Vec<Option<usize>> = profile
         .joints
         .iter()
         .map(|j| motion.locators.iter().position(|l| *l == j.locator))
         .collect();
-    Ok(mtn::dense_frames(motion)
-        .map(|f| {
-            let angles = profile_angles(profile, &columns, &f.joints);
-            let attitude = [f.body[0], f.body[1], f.body[2]].map(|u| f64::from(u) * 1e-6);
-            body.stance(&angles, attitude)
-        })
-        .collect())
+    let mut frames = mtn::dense_frames(motion).peekable();
+    let mut out = Vec::new();
+    let mut at = 0u64;
+    for index in indices {
+        // In order, the iterator is cheapest; out of order (or far apart), look it up.
+        let frame = if index >= at && index - at < 64 {
+            let mut f = None;
+            while at <= index {
+                f = frames.next();
+                at += 1;
+            }
+            f
+        } else {
+            frames = mtn::dense_frames(motion).peekable();
+            at = 0;
+            mtn::dense_frame_at(motion, index)
+        };
+        let Some(f) = frame else { break };
+        let angles = profile_angles(profile, &columns, &f.joints);
+        let attitude = [f.body[0], f.body[1], f.body[2]].map(|u| f64::from(u) * 1e-6);
+        out.push(body.stance(&angles, attitude));
+    }
+    Ok(out)
 }
 
 /// The static test of `motion` on `profile`, requiring `required_mm` of margin.

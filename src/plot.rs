@@ -161,7 +161,7 @@ pub fn svg(motion: &Motion, profile: &Profile, title: &str) -> Result<String, Pl
     let panels = panels(profile);
     // Where the profile has a mass model, a last panel: how far inside its support the
     // centre of mass is, frame by frame (the static test of `check --balance`).
-    let balance = crate::balance::stances(motion, profile).ok();
+    let balance = margin_samples(motion, profile);
     let extra = u32::from(balance.is_some());
     let height = TITLE_HEIGHT + PANEL_HEIGHT * (panels.len() as u32 + extra);
     let mut text = String::new();
@@ -192,7 +192,7 @@ fn draw(
     title: &str,
     panels: &[(String, Vec<usize>)],
     violations: &[Violation],
-    balance: Option<&[crate::balance::Stance]>,
+    balance: Option<&[(f64, crate::balance::Stance)]>,
 ) -> DrawResult {
     root.fill(&WHITE)?;
     let (head, body) = root.split_vertically(TITLE_HEIGHT);
@@ -235,22 +235,37 @@ fn draw(
     Ok(())
 }
 
+/// The static test at about two thousand frames through the motion (every frame of a
+/// short one), with their times in seconds; `None` without a mass model.
+fn margin_samples(
+    motion: &Motion,
+    profile: &Profile,
+) -> Option<Vec<(f64, crate::balance::Stance)>> {
+    let count = mtn::dense_frame_count(motion);
+    let stride = count.div_ceil(2000).max(1);
+    let indices: Vec<u64> = (0..count).step_by(stride as usize).collect();
+    let stances = crate::balance::stances_at(motion, profile, indices.iter().copied()).ok()?;
+    Some(
+        indices
+            .iter()
+            .map(|&i| seconds(i * DENSE_FRAME_MS))
+            .zip(stances)
+            .collect(),
+    )
+}
+
 /// The balance margin over time: mm inside the support (negative: tipping), with the
 /// required margin dashed, and the unstable frames in red.
 fn draw_margin_panel(
     area: &Area<'_>,
-    stances: &[crate::balance::Stance],
+    stances: &[(f64, crate::balance::Stance)],
     duration: f64,
 ) -> DrawResult {
     use crate::balance::{Verdict, DEFAULT_MARGIN_MM};
-    // At most about two thousand points: a long motion is drawn from every n-th frame.
-    let stride = stances.len().div_ceil(2000).max(1);
     let points: Vec<(f64, f64, bool)> = stances
         .iter()
-        .enumerate()
-        .step_by(stride)
-        .map(|(i, st)| {
-            let t = seconds(i as u64 * DENSE_FRAME_MS);
+        .map(|(t, st)| {
+            let t = *t;
             let m = if st.margin_mm.is_finite() {
                 st.margin_mm.clamp(-200.0, 200.0)
             } else {
