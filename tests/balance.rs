@@ -622,3 +622,24 @@ fn preview_physics_draws_the_simulated_robot() {
         lowest_body_y(&kinematic)
     );
 }
+
+#[test]
+fn a_motion_of_years_is_refused_not_left_to_run() {
+    let mut m = lift("stand", &[]);
+    // The longest segment Sony's player can count: 198 days.
+    m.keyframes[1].frames_before = aibo_motion::mtn::MAX_FRAMES_BEFORE;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("years.mtn");
+    std::fs::write(&file, aibo_motion::mtn::encode(&m).unwrap()).unwrap();
+    for args in [vec!["check", "--balance"], vec!["simulate"]] {
+        let mut all = args.clone();
+        all.push(file.to_str().unwrap());
+        let out = common::run(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            common::stderr(&out).contains("too long to test frame by frame"),
+            "{args:?}: {}",
+            common::stderr(&out)
+        );
+    }
+}
