@@ -643,3 +643,43 @@ fn a_motion_of_years_is_refused_not_left_to_run() {
         );
     }
 }
+
+/// `aibo-joint-server --tcp … --physics`, the motion played to it, and what it logged.
+fn played_on_the_physics_server(m: &Motion) -> String {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.mtn");
+    std::fs::write(&file, aibo_motion::mtn::encode(m).unwrap()).unwrap();
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-joint-server"))
+        .args(["--tcp", "127.0.0.1:0", "--profile", "ERS-7", "--physics"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut address = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut address)
+        .unwrap();
+    let out = common::run(&["play", file.to_str().unwrap(), "--tcp", address.trim()]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    // Let the physics catch up with the last frames, then stop the server.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    server.kill().unwrap();
+    let out = server.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn the_joint_server_with_physics_says_when_a_streamed_motion_falls() {
+    let log = played_on_the_physics_server(&lift("stand", FRONT_LEGS_UP));
+    assert!(
+        log.contains("physics: the servos move a simulated body"),
+        "{log}"
+    );
+    assert!(
+        log.contains("physics: the robot fell at") && log.contains("over onto its chest"),
+        "{log}"
+    );
+    let log = played_on_the_physics_server(&lift("stand", &[("head_pan", 40.0)]));
+    assert!(!log.contains("physics: the robot fell"), "{log}");
+}

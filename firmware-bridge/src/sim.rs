@@ -306,9 +306,23 @@ pub fn run(
     bridge: &mut Bridge,
     servos: &mut ServoModel,
     events: Receiver<LinkEvent>,
+    recorder: Option<Recorder>,
+    stop: Arc<AtomicBool>,
+    log: &mut dyn FnMut(&str),
+) -> io::Result<RunReport> {
+    run_watching(bridge, servos, events, recorder, stop, log, &mut |_, _| {})
+}
+
+/// [`run`], handing every tick's output to `watch` as well (with the log), as a simulated
+/// body that the servos move does.
+pub fn run_watching(
+    bridge: &mut Bridge,
+    servos: &mut ServoModel,
+    events: Receiver<LinkEvent>,
     mut recorder: Option<Recorder>,
     stop: Arc<AtomicBool>,
     log: &mut dyn FnMut(&str),
+    watch: &mut dyn FnMut(&Output<'_>, &mut dyn FnMut(&str)),
 ) -> io::Result<RunReport> {
     let mut link = Link {
         id: u64::MAX,
@@ -349,6 +363,7 @@ pub fn run(
             .add(Instant::now().saturating_duration_since(deadline));
         let output = bridge.tick(&mut |bytes| link.outbox.extend_from_slice(bytes));
         servos.follow(&output);
+        watch(&output, log);
         if let Some(r) = &mut recorder {
             let before = r.rows;
             r.record(&output)?;

@@ -1,5 +1,6 @@
 //! `aibo-joint-server`: the simulated joint server. See `--help`.
 
+mod physics;
 mod rcode;
 
 use std::net::{SocketAddr, TcpListener};
@@ -70,6 +71,10 @@ struct Args {
     /// How long the watchdog holds the last pose before ramping to rest, ms.
     #[arg(long, default_value_t = 504, value_name = "MS")]
     hold_ms: u32,
+    /// Also move a simulated body on a floor (rigid bodies, as `aibo-motion simulate`)
+    /// with the servos' commands, and say when the robot falls and gets up.
+    #[arg(long)]
+    physics: bool,
     /// Listen on a non-loopback TCP address without a key.
     #[arg(long)]
     allow_remote: bool,
@@ -221,10 +226,45 @@ fn serve(args: Args) -> Result<()> {
             "no key"
         }
     ));
-    let report = sim::run(&mut bridge, &mut servos, rx, recorder, stop, &mut log)?;
+    let mut body = if args.physics {
+        let posture = model
+            .posture(&args.start_posture)
+            .map(|p| p.name)
+            .unwrap_or("stand");
+        let pitch = aibo_motion::robot::profile::Profile::builtin(model.name)
+            .and_then(|p| p.postures.get(posture).map(|p| p.body_pitch))
+            .unwrap_or(0.0);
+        let body = physics::Body::new(model.name, start, pitch)?;
+        log("physics: the servos move a simulated body on a floor");
+        Some(body)
+    } else {
+        None
+    };
+    let report = sim::run_watching(
+        &mut bridge,
+        &mut servos,
+        rx,
+        recorder,
+        stop,
+        &mut log,
+        &mut |output, log| {
+            if let Some(b) = body.as_mut() {
+                b.tick(output, log);
+            }
+        },
+    )?;
     log(&format!(
         "stopped after {} ticks, {} frames recorded",
         report.ticks, report.recorded
     ));
+    if let Some(b) = &body {
+        log(&match b.falls {
+            0 => "physics: the robot stayed on its feet".to_string(),
+            n => format!(
+                "physics: the robot fell {n} time{}",
+                if n == 1 { "" } else { "s" }
+            ),
+        });
+    }
     Ok(())
 }

@@ -1,0 +1,71 @@
+//! `--physics`: the servos' commands also move a simulated body on a floor (the same one
+//! `aibo-motion simulate` uses), so a streamed motion can be watched falling. The server
+//! says when the robot goes over and when it is back on its feet.
+
+use aibo_motion::physics::{Robot, FALL_TILT_DEG, SERVO_TORQUE_NM};
+use aibo_motion::robot::profile::Profile;
+use anyhow::{Context, Result};
+use firmware_bridge::bridge::{Output, OutputKind};
+use glam::{DQuat, DVec3};
+
+/// Over this lean (degrees) with the chest or a flank down is going over onto it; back
+/// under the second, the robot is up again.
+const GRAZE_TILT_DEG: f64 = 15.0;
+const UP_AGAIN_DEG: f64 = 10.0;
+
+/// The simulated body and what has been said of it.
+pub struct Body {
+    robot: Robot,
+    /// Where the body stood at the start: the attitude it is meant to keep.
+    upright: DQuat,
+    fallen: bool,
+    pub falls: u32,
+}
+
+impl Body {
+    /// The model's robot standing in `start` (µrad, model order).
+    pub fn new(model: &str, start: &[i32], body_pitch: f64) -> Result<Body> {
+        let profile = Profile::builtin(model).with_context(|| format!("no profile for {model}"))?;
+        let angles: Vec<f64> = start.iter().map(|&u| f64::from(u) * 1e-6).collect();
+        let upright = DQuat::from_axis_angle(DVec3::NEG_Y, body_pitch);
+        let mut robot = Robot::new(&profile, &angles, upright, SERVO_TORQUE_NM)
+            .map_err(|e| anyhow::anyhow!("--physics: {e}"))?;
+        robot.hold(0.5);
+        Ok(Body {
+            upright: robot.attitude(),
+            robot,
+            fallen: false,
+            falls: 0,
+        })
+    }
+
+    /// One tick: the servos' pose moves the body; a fall (or getting up) is logged.
+    pub fn tick(&mut self, output: &Output<'_>, log: &mut dyn FnMut(&str)) {
+        // Relaxed servos hold nothing; the body is left where it lies.
+        if output.kind == OutputKind::Relaxed {
+            return;
+        }
+        let angles: Vec<f64> = output.pose.iter().map(|&u| f64::from(u) * 1e-6).collect();
+        self.robot.step(&angles);
+        let tilt = (self.robot.attitude() * DVec3::Z)
+            .angle_between(self.upright * DVec3::Z)
+            .to_degrees();
+        let onto = if self.robot.head_down() {
+            Some("head")
+        } else {
+            self.robot.over().filter(|_| tilt > GRAZE_TILT_DEG)
+        };
+        let t = output.tick as f64 * 0.008;
+        if !self.fallen && (tilt > FALL_TILT_DEG || onto.is_some()) {
+            self.fallen = true;
+            self.falls += 1;
+            log(&format!(
+                "physics: the robot fell at {t:.2} s ({}, {tilt:.0}° from upright)",
+                onto.map_or("tipped over".to_string(), |p| format!("over onto its {p}"))
+            ));
+        } else if self.fallen && tilt < UP_AGAIN_DEG && onto.is_none() {
+            self.fallen = false;
+            log(&format!("physics: back on its feet at {t:.2} s"));
+        }
+    }
+}
