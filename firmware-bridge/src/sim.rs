@@ -313,6 +313,9 @@ pub fn run(
     run_watching(bridge, servos, events, recorder, stop, log, &mut |_, _| {})
 }
 
+/// What [`run_watching`] hands each tick's output to, with the log.
+pub type Watcher<'a> = dyn FnMut(&Output<'_>, &mut dyn FnMut(&str)) + 'a;
+
 /// [`run`], handing every tick's output to `watch` as well (with the log), as a simulated
 /// body that the servos move does.
 pub fn run_watching(
@@ -322,7 +325,7 @@ pub fn run_watching(
     mut recorder: Option<Recorder>,
     stop: Arc<AtomicBool>,
     log: &mut dyn FnMut(&str),
-    watch: &mut dyn FnMut(&Output<'_>, &mut dyn FnMut(&str)),
+    watch: &mut Watcher<'_>,
 ) -> io::Result<RunReport> {
     let mut link = Link {
         id: u64::MAX,
