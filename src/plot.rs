@@ -235,6 +235,39 @@ fn draw(
     Ok(())
 }
 
+type Panel<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// A panel over the motion's time, with its caption and a quiet grid (major lines only,
+/// so the traces stand out).
+fn panel_chart<'a, 'b>(
+    area: &'a Area<'b>,
+    caption: &str,
+    duration: f64,
+    y: std::ops::Range<f64>,
+    unit: &str,
+) -> Result<Panel<'a, 'b>, DrawingAreaErrorKind<std::io::Error>> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 16))
+        .margin_left(10)
+        .margin_right(190)
+        .margin_top(4)
+        .x_label_area_size(36)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..duration, y)?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc(unit)
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(RGBColor(228, 228, 228))
+        .draw()?;
+    Ok(chart)
+}
+
 /// The static test at about two thousand frames through the motion (every frame of a
 /// short one), with their times in seconds; `None` without a mass model.
 fn margin_samples(
@@ -277,24 +310,13 @@ fn draw_margin_panel(
     let lo = points.iter().map(|p| p.1).fold(-20.0, f64::min);
     let hi = points.iter().map(|p| p.1).fold(60.0, f64::max);
     let pad = (hi - lo) * 0.06;
-    let mut chart = ChartBuilder::on(area)
-        .caption(
-            "balance: the centre of mass inside the support (mm; red where it tips)",
-            ("sans-serif", 16),
-        )
-        .margin_left(10)
-        .margin_right(190)
-        .margin_top(4)
-        .x_label_area_size(36)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0.0..duration, (lo - pad)..(hi + pad))?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("mm")
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(228, 228, 228))
-        .draw()?;
+    let mut chart = panel_chart(
+        area,
+        "balance: the centre of mass inside the support (mm; red where it tips)",
+        duration,
+        (lo - pad)..(hi + pad),
+        "mm",
+    )?;
     chart.draw_series(LineSeries::new(
         [(0.0, 0.0), (duration, 0.0)],
         BLACK.mix(0.6),
@@ -348,22 +370,7 @@ fn draw_panel(
         hi = hi.max(1.0);
     }
     let pad = (hi - lo) * 0.06;
-    let mut chart = ChartBuilder::on(area)
-        .caption(name, ("sans-serif", 16))
-        .margin_left(10)
-        .margin_right(190)
-        .margin_top(4)
-        .x_label_area_size(36)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0.0..duration, (lo - pad)..(hi + pad))?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("degrees")
-        // A quiet grid: major lines only, so the traces and the band stand out.
-        .light_line_style(TRANSPARENT)
-        .bold_line_style(RGBColor(228, 228, 228))
-        .draw()?;
+    let mut chart = panel_chart(area, name, duration, (lo - pad)..(hi + pad), "degrees")?;
     // One light band: where the panel's joints may go.
     let ranges: Vec<(f64, f64)> = members
         .iter()

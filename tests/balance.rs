@@ -353,13 +353,7 @@ fn sonys_own_motions_never_tip_and_stand_inside_their_paws() {
 
 #[test]
 fn check_balance_fails_a_motion_that_tips_and_says_how() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("up.mtn");
-    std::fs::write(
-        &file,
-        aibo_motion::mtn::encode(&lift("stand", FRONT_LEGS_UP)).unwrap(),
-    )
-    .unwrap();
+    let (_dir, file) = written(&lift("stand", FRONT_LEGS_UP), "up.mtn");
     let out = common::run(&["check", "--balance", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
     let text = common::stdout(&out);
@@ -391,6 +385,14 @@ fn check_balance_fails_a_motion_that_tips_and_says_how() {
         file.to_str().unwrap(),
     ]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `m` written as an MTN file named `name` in a new folder (kept while the folder lives).
+fn written(m: &Motion, name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, aibo_motion::mtn::encode(m).unwrap()).unwrap();
+    (dir, file)
 }
 
 fn simulate(m: &Motion) -> aibo_motion::physics::Report {
@@ -441,13 +443,7 @@ fn sonys_own_motions_stay_up_in_the_simulation() {
 
 #[test]
 fn simulate_exits_1_when_it_falls_and_says_how() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("up.mtn");
-    std::fs::write(
-        &file,
-        aibo_motion::mtn::encode(&lift("stand", FRONT_LEGS_UP)).unwrap(),
-    )
-    .unwrap();
+    let (dir, file) = written(&lift("stand", FRONT_LEGS_UP), "up.mtn");
     let out = common::run(&["simulate", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", common::stderr(&out));
     assert!(
@@ -473,13 +469,7 @@ fn simulate_exits_1_when_it_falls_and_says_how() {
 
 #[test]
 fn preview_shows_the_support_and_centre_of_mass_red_while_it_tips_and_plot_the_margin() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("up.mtn");
-    std::fs::write(
-        &file,
-        aibo_motion::mtn::encode(&lift("stand", FRONT_LEGS_UP)).unwrap(),
-    )
-    .unwrap();
+    let (dir, file) = written(&lift("stand", FRONT_LEGS_UP), "up.mtn");
     let still = |at: &str| {
         let svg = dir.path().join(format!("at{at}.svg"));
         let out = common::run(&[
@@ -554,13 +544,7 @@ fn preview_shows_the_support_and_centre_of_mass_red_while_it_tips_and_plot_the_m
 
 #[test]
 fn preview_physics_draws_the_simulated_robot() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("up.mtn");
-    std::fs::write(
-        &file,
-        aibo_motion::mtn::encode(&lift("stand", FRONT_LEGS_UP)).unwrap(),
-    )
-    .unwrap();
+    let (dir, file) = written(&lift("stand", FRONT_LEGS_UP), "up.mtn");
     let still = |extra: &[&str]| {
         let svg = dir.path().join("s.svg");
         let mut args = vec![
@@ -628,9 +612,7 @@ fn a_motion_of_years_is_refused_not_left_to_run() {
     let mut m = lift("stand", &[]);
     // The longest segment Sony's player can count: 198 days.
     m.keyframes[1].frames_before = aibo_motion::mtn::MAX_FRAMES_BEFORE;
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("years.mtn");
-    std::fs::write(&file, aibo_motion::mtn::encode(&m).unwrap()).unwrap();
+    let (_dir, file) = written(&m, "years.mtn");
     for args in [vec!["check", "--balance"], vec!["simulate"]] {
         let mut all = args.clone();
         all.push(file.to_str().unwrap());
@@ -647,9 +629,7 @@ fn a_motion_of_years_is_refused_not_left_to_run() {
 /// `aibo-joint-server --tcp … --physics`, the motion played to it, and what it logged.
 fn played_on_the_physics_server(m: &Motion) -> String {
     use std::io::{BufRead, BufReader};
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("m.mtn");
-    std::fs::write(&file, aibo_motion::mtn::encode(m).unwrap()).unwrap();
+    let (_dir, file) = written(m, "m.mtn");
     let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-joint-server"))
         .args(["--tcp", "127.0.0.1:0", "--profile", "ERS-7", "--physics"])
         .stdout(std::process::Stdio::piped())

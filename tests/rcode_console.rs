@@ -170,18 +170,7 @@ fn example_on_a_stick() -> (
         .unwrap();
     assert!(out.success());
     let file = dir.path().join("nod.mtn");
-    let example =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
-    let out = common::run(&[
-        "-q",
-        "build",
-        example.to_str().unwrap(),
-        "--profile",
-        "ERS-210",
-        "-o",
-        file.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", common::stderr(&out));
+    common::build_example("ERS-210", &file);
     let out = common::run(&[
         "stick",
         "add",

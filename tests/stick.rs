@@ -227,17 +227,7 @@ fn example_and_stick() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let (dir, root) = copy_of("redist-ers210");
     make_writable(&root);
     let motion = dir.path().join("nw210.mtn");
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
-    let out = common::run(&[
-        "-q",
-        "build",
-        example.to_str().unwrap(),
-        "--profile",
-        "ERS-210",
-        "-o",
-        motion.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", common::stderr(&out));
+    common::build_example("ERS-210", &motion);
     (dir, root, motion)
 }
 

@@ -2,7 +2,6 @@
 
 use super::{deg, json_text, load_motion, print_stdout, seconds, Outcome};
 use aibo_motion::check::{check, Violation};
-use aibo_motion::robot::profile::Profile;
 use anyhow::Result;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -50,16 +49,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<Outcome> {
     let decoded = load_motion(&args.file)?;
     let motion = decoded.motion;
-    let profile = match &args.profile {
-        Some(arg) => Profile::resolve(arg)?,
-        None => Profile::for_design_label(&motion.design_label).ok_or_else(|| {
-            anyhow::anyhow!(
-                "{}: design label {:?} has no built-in profile; name one with --profile",
-                args.file.display(),
-                motion.design_label
-            )
-        })?,
-    };
+    let profile = super::profile_of(&motion, args.profile.as_deref(), &args.file)?;
     let report = check(&motion, &profile);
     let columns = motion.locators.len();
     if report.unchecked.len() == columns && columns > 0 {

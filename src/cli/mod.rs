@@ -157,6 +157,25 @@ fn parse_tolerance(text: &str) -> std::result::Result<f64, String> {
     number_in(text, 0.0, 45.0, true, "degrees")
 }
 
+/// The profile `--profile` names, or else the built-in one of the motion's design label.
+fn profile_of(
+    motion: &mtn::Motion,
+    named: Option<&str>,
+    path: &std::path::Path,
+) -> Result<aibo_motion::robot::profile::Profile> {
+    use aibo_motion::robot::profile::Profile;
+    match named {
+        Some(p) => Ok(Profile::resolve(p)?),
+        None => Profile::for_design_label(&motion.design_label).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{}: design label {:?} has no built-in profile; name one with --profile",
+                path.display(),
+                motion.design_label
+            )
+        }),
+    }
+}
+
 /// `--margin`: millimetres, from 0 to 100 (more than a robot's half width).
 fn parse_margin(text: &str) -> std::result::Result<f64, String> {
     number_in(text, 0.0, 100.0, false, "mm")
@@ -347,16 +366,7 @@ fn motion_to_view(
             let decoded = decode_motion(&data, path)?;
             log_warnings(&decoded.warnings);
             let motion = decoded.motion;
-            let profile = match profile {
-                Some(p) => Profile::resolve(p)?,
-                None => Profile::for_design_label(&motion.design_label).ok_or_else(|| {
-                    anyhow::anyhow!(
-                        "{}: design label {:?} has no built-in profile; name one with --profile",
-                        path.display(),
-                        motion.design_label
-                    )
-                })?,
-            };
+            let profile = profile_of(&motion, profile, path)?;
             Ok((motion, profile))
         }
         FileKind::Source(_) => {

@@ -2,7 +2,6 @@
 
 use super::{json_text, load_motion, print_stdout, Outcome};
 use aibo_motion::physics::{self, SERVO_TORQUE_NM};
-use aibo_motion::robot::profile::Profile;
 use anyhow::Result;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -35,16 +34,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<Outcome> {
     let motion = load_motion(&args.file)?.motion;
-    let profile = match &args.profile {
-        Some(arg) => Profile::resolve(arg)?,
-        None => Profile::for_design_label(&motion.design_label).ok_or_else(|| {
-            anyhow::anyhow!(
-                "{}: design label {:?} has no built-in profile; name one with --profile",
-                args.file.display(),
-                motion.design_label
-            )
-        })?,
-    };
+    let profile = super::profile_of(&motion, args.profile.as_deref(), &args.file)?;
     let report = physics::simulate(&motion, &profile, args.torque)?;
     if args.json {
         print_stdout(&json_text(&json!({

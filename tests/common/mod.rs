@@ -183,6 +183,21 @@ pub fn performer_bvh(frames: &[Vec<(&str, char, f64)>], frame_time: f64) -> Stri
     }
     text
 }
+/// `build`s the repository's example (`examples/nod-and-wave.bvh`) for `model` into `out`.
+pub fn build_example(model: &str, out: &Path) {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
+    let run = run(&[
+        "-q",
+        "build",
+        example.to_str().unwrap(),
+        "--profile",
+        model,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", stderr(&run));
+}
+
 /// Copies the folder `from` (files and folders) to `to`.
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
