@@ -247,7 +247,11 @@ impl Body {
         // Where it stood at the intended attitude, and how it first went from there.
         let mut first: Option<(Vec<usize>, f64, DVec2)> = None;
         let mut gone_over = false;
+        // Each turn brings another point down; a few rounds more than there are points
+        // bound it whatever the geometry.
+        let mut rounds = 0;
         let (touching, margin, hull, c) = loop {
+            rounds += 1;
             // Each point's centre, turned; a round one touches `radius` below it.
             let centres: Vec<DVec3> = points.iter().map(|p| turn * *p).collect();
             let world: Vec<DVec3> = centres
@@ -281,7 +285,7 @@ impl Body {
                 .filter_map(|(_, (p, k))| first_touch(*p - pivot, axis, k.radius))
                 .fold(f64::INFINITY, f64::min);
             let step = DQuat::from_axis_angle(axis, next.min(std::f64::consts::PI));
-            if !next.is_finite() || turn_deg(step * turn) > OVER_DEG {
+            if !next.is_finite() || turn_deg(step * turn) > OVER_DEG || rounds > 4 * points.len() {
                 gone_over = true;
                 break (touching, margin, hull, c);
             }
