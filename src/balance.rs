@@ -67,6 +67,11 @@ pub enum BalanceError {
     TooLong { hours: f64 },
     #[error("the {model} profile's [mass] names {link:?}, which is no bone of its skeleton")]
     UnknownLink { model: String, link: String },
+    #[error(
+        "the {0} profile's [mass] hull points must be numbers, and its paw and knee radii \
+         from 0 to 100 mm"
+    )]
+    BadGeometry(String),
     #[error("the {model} profile's [mass] gives {link:?} {kg} kg; a mass is a positive number")]
     BadMass {
         model: String,
@@ -140,6 +145,17 @@ impl Body {
                 });
             }
             masses.push((b, l.kg, DVec3::from(l.com)));
+        }
+        // A user's profile can hold anything: the points and radii must be lengths.
+        let lengths_ok = model
+            .hull
+            .iter()
+            .all(|h| h.at.iter().all(|v| v.is_finite()))
+            && [model.paw_radius, model.knee_radius]
+                .iter()
+                .all(|r| r.is_finite() && (0.0..=100.0).contains(r));
+        if !lengths_ok {
+            return Err(BalanceError::BadGeometry(profile.model.clone()));
         }
         let mut contacts = Vec::new();
         for prefix in ["lf", "rf", "lh", "rh"] {
@@ -750,4 +766,84 @@ pub fn check(motion: &Motion, profile: &Profile, required_mm: f64) -> Result<Rep
         spans,
         uncertain_masses: profile.mass.as_ref().is_some_and(|m| m.uncertain),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hull_and_the_distance_to_it_are_what_geometry_says() {
+        // A 100 mm square with an inner point and a repeated corner: the hull is the
+        // four corners, counter-clockwise.
+        let sq: Vec<DVec2> = [
+            (0.0, 0.0),
+            (100.0, 0.0),
+            (100.0, 100.0),
+            (0.0, 100.0),
+            (50.0, 50.0),
+            (0.0, 0.0),
+        ]
+        .iter()
+        .map(|&(x, y)| DVec2::new(x, y))
+        .collect();
+        let hull = convex_hull(&sq);
+        assert_eq!(hull.len(), 4);
+        let area: f64 = (0..4)
+            .map(|i| hull[i].perp_dot(hull[(i + 1) % 4]))
+            .sum::<f64>()
+            / 2.0;
+        assert!((area - 10_000.0).abs() < 1e-9, "counter-clockwise: {area}");
+        // Inside: the distance to the nearest edge; outside: negative, pointing out.
+        let (d, toward) = signed_distance(DVec2::new(30.0, 50.0), &hull);
+        assert!((d - 30.0).abs() < 1e-9 && toward == DVec2::ZERO);
+        let (d, toward) = signed_distance(DVec2::new(130.0, 50.0), &hull);
+        assert!((d + 30.0).abs() < 1e-9 && (toward - DVec2::X).length() < 1e-9);
+        let (d, _) = signed_distance(DVec2::new(103.0, 104.0), &hull);
+        assert!((d + 5.0).abs() < 1e-9, "to the corner: {d}");
+        // A line of support: on it, zero; off it, negative.
+        let line = convex_hull(&[DVec2::new(0.0, 0.0), DVec2::new(0.0, 100.0)]);
+        assert_eq!(signed_distance(DVec2::new(0.0, 40.0), &line).0, 0.0);
+        assert!((signed_distance(DVec2::new(7.0, 40.0), &line).0 + 7.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_point_turned_about_a_floor_line_touches_where_trigonometry_says() {
+        // A point 100 mm ahead of the line and 100 mm up, turned forward about y (which
+        // lowers what is ahead): it reaches the floor at 45 degrees; a ball of radius
+        // 10 mm around it touches earlier, when its centre is 10 mm up.
+        let v = DVec3::new(100.0, 0.0, 100.0);
+        let axis = DVec3::Y;
+        let t = first_touch(v, axis, 0.0).unwrap();
+        assert!((t.to_degrees() - 45.0).abs() < 1e-9, "{}", t.to_degrees());
+        let t = first_touch(v, axis, 10.0).unwrap();
+        let centre = DQuat::from_axis_angle(axis, t) * v;
+        assert!((centre.z - 10.0).abs() < 1e-9, "{centre}");
+        // A point behind the line rises first and comes down only past the top.
+        let t = first_touch(DVec3::new(-100.0, 0.0, 10.0), axis, 0.0).unwrap();
+        assert!(t.to_degrees() > 90.0);
+        // Too near the axis to reach the floor: never.
+        assert_eq!(first_touch(DVec3::new(0.0, 0.0, 5.0), axis, 10.0), None);
+    }
+
+    #[test]
+    fn a_profile_whose_mass_model_is_not_lengths_and_masses_is_refused() {
+        let good = Profile::builtin("ERS-7").unwrap();
+        assert!(Body::of(&good).is_ok());
+        let mut p = good.clone();
+        p.mass.as_mut().unwrap().hull[0].at[0] = f64::NAN;
+        assert!(matches!(Body::of(&p), Err(BalanceError::BadGeometry(_))));
+        let mut p = good.clone();
+        p.mass.as_mut().unwrap().paw_radius = -1.0;
+        assert!(matches!(Body::of(&p), Err(BalanceError::BadGeometry(_))));
+        let mut p = good.clone();
+        p.mass.as_mut().unwrap().links[0].kg = 0.0;
+        assert!(matches!(Body::of(&p), Err(BalanceError::BadMass { .. })));
+        let mut p = good;
+        p.mass.as_mut().unwrap().links[0].link = "wing".into();
+        assert!(matches!(
+            Body::of(&p),
+            Err(BalanceError::UnknownLink { .. })
+        ));
+    }
 }
