@@ -28,6 +28,7 @@ seed() { # TARGET GLOB…
 }
 seed mtn_decode "$shared"/mtn-samples/*/*.mtn
 seed view_mtn "$shared"/mtn-samples/*/*.mtn
+seed balance_mtn "$shared"/mtn-samples/*/*.mtn
 seed oda_decode "$shared"/rcode-samples/*/OPEN-R/MW/DATA/P/*.ODA
 seed bvh_read "$shared"/mocap-samples/bvh/*.bvh
 seed build_from_bvh "$shared"/mocap-samples/bvh/*.bvh

@@ -13,9 +13,10 @@ fuzz_target!(|data: &[u8]| {
         .or_else(|| Profile::builtin("ERS-7"))
         .expect("built-in profiles");
     let _ = plot::svg(&motion, &profile, "fuzz");
-    let _ = preview::svg(&motion, &profile, "fuzz", None);
-    let _ = preview::svg(&motion, &profile, "fuzz", Some(1.5));
-    let _ = preview::html(&motion, &profile, "fuzz");
+    let kinematic = preview::Figure::Kinematic;
+    let _ = preview::svg(&motion, &profile, "fuzz", None, kinematic);
+    let _ = preview::svg(&motion, &profile, "fuzz", Some(1.5), kinematic);
+    let _ = preview::html(&motion, &profile, "fuzz", kinematic);
     // Exports write every frame (up to a million, ~230 MB of text): only short ones
     // here, so the fuzzer spends its time on variety rather than on writing.
     if mtn::dense_frame_count(&motion) <= 20_000 {

@@ -1,0 +1,30 @@
+//! Any MTN that decodes can be tested for balance, statically and (short ones) in the
+//! simulation, without a panic, a hang or a non-finite report, whatever its joint
+//! values, body attitude or segment lengths.
+#![no_main]
+
+use aibo_motion::robot::profile::Profile;
+use aibo_motion::{balance, mtn, physics};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(decoded) = mtn::decode(data) else { return };
+    let motion = decoded.motion;
+    let profile = Profile::for_design_label(&motion.design_label)
+        .or_else(|| Profile::builtin("ERS-7"))
+        .expect("built-in profiles");
+    // Every frame is tested: keep the fuzzer on variety rather than on length.
+    let frames = mtn::dense_frame_count(&motion);
+    if frames > 5_000 {
+        return;
+    }
+    if let Ok(report) = balance::check(&motion, &profile, balance::DEFAULT_MARGIN_MM) {
+        assert!(report.spans.iter().all(|s| s.start_ms <= s.end_ms));
+        let _ = report.summary();
+    }
+    if frames <= 500 {
+        if let Ok(report) = physics::simulate(&motion, &profile, physics::SERVO_TORQUE_NM) {
+            assert!(report.path.iter().all(|p| p.x_mm.is_finite() && p.z_mm.is_finite()));
+        }
+    }
+});
