@@ -34,7 +34,7 @@ pub const FALL_TILT_DEG: f64 = 45.0;
 
 /// Leaning further than this (degrees) with the chest or a flank on the floor is going
 /// over onto it.
-const GRAZE_TILT_DEG: f64 = 15.0;
+pub const GRAZE_TILT_DEG: f64 = 15.0;
 
 /// Physics steps per 8 ms frame.
 const SUBSTEPS: u32 = 4;

@@ -2,15 +2,13 @@
 //! `aibo-motion simulate` uses), so a streamed motion can be watched falling. The server
 //! says when the robot goes over and when it is back on its feet.
 
-use aibo_motion::physics::{Robot, FALL_TILT_DEG, SERVO_TORQUE_NM};
+use aibo_motion::physics::{Robot, FALL_TILT_DEG, GRAZE_TILT_DEG, SERVO_TORQUE_NM};
 use aibo_motion::robot::profile::Profile;
 use anyhow::{Context, Result};
 use firmware_bridge::bridge::{Output, OutputKind};
 use glam::{DQuat, DVec3};
 
-/// Over this lean (degrees) with the chest or a flank down is going over onto it; back
-/// under the second, the robot is up again.
-const GRAZE_TILT_DEG: f64 = 15.0;
+/// Back under this lean (degrees), the robot is up again.
 const UP_AGAIN_DEG: f64 = 10.0;
 
 /// The simulated body and what has been said of it.
