@@ -249,7 +249,7 @@ fn lookup(robot: &Robot, play: &Command<'_>) -> Result<(String, Skit), String> {
                 .map_err(|_| format!("PLAY:MWCID:{n}: not a number"))?;
             (format!("MWCID {mwcid}"), mwcid)
         }
-        _ => unreachable!("lookup is only called for PLAY commands"),
+        _ => return Err("not a PLAY command".to_string()),
     };
     let skit = stick.skit(mwcid).map_err(|e| e.to_string())?;
     if let Some(motion) = &skit.motion {
