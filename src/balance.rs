@@ -647,28 +647,56 @@ impl Report {
     }
 }
 
-/// The joints of a dense frame in the profile's order, radians; a joint the motion lacks
-/// holds the profile's stand posture (or 0).
-fn profile_angles(profile: &Profile, columns: &[Option<usize>], frame: &[i32]) -> Vec<f64> {
-    let stand = profile.postures.get("stand");
-    columns
-        .iter()
-        .enumerate()
-        .map(|(j, col)| match col {
-            Some(c) => frame.get(*c).map_or(0.0, |&u| f64::from(u) * 1e-6),
-            None => stand.and_then(|p| p.joints.get(j)).copied().unwrap_or(0.0),
-        })
-        .collect()
+/// Where each of a profile's joints is among a motion's columns, to read its frames in
+/// the profile's order (the static test, the simulation and the pictures all do).
+#[derive(Debug, Clone)]
+pub struct Columns(Vec<Option<usize>>);
+
+impl Columns {
+    pub fn of(motion: &Motion, profile: &Profile) -> Columns {
+        Columns(
+            profile
+                .joints
+                .iter()
+                .map(|j| motion.locators.iter().position(|l| *l == j.locator))
+                .collect(),
+        )
+    }
+
+    /// A dense frame's joints in the profile's order, radians; a joint the motion lacks
+    /// holds the profile's stand posture (or 0).
+    pub fn angles(&self, profile: &Profile, frame: &mtn::DenseFrame) -> Vec<f64> {
+        let stand = profile.postures.get("stand");
+        self.0
+            .iter()
+            .enumerate()
+            .map(|(j, col)| match col {
+                Some(c) => frame.joints.get(*c).map_or(0.0, |&u| f64::from(u) * 1e-6),
+                None => stand.and_then(|p| p.joints.get(j)).copied().unwrap_or(0.0),
+            })
+            .collect()
+    }
 }
 
-/// Each dense frame's stance, in order (8 ms apart).
-pub fn stances(motion: &Motion, profile: &Profile) -> Result<Vec<Stance>, BalanceError> {
+/// A dense frame's body roll, pitch and yaw, radians.
+pub fn attitude(frame: &mtn::DenseFrame) -> [f64; 3] {
+    frame.body.map(|u| f64::from(u) * 1e-6)
+}
+
+/// The motion's dense frame count, or an error where it is too long to test frame by frame.
+pub fn testable_frames(motion: &Motion) -> Result<u64, BalanceError> {
     let count = mtn::dense_frame_count(motion);
     if count > MAX_FRAMES {
         return Err(BalanceError::TooLong {
             hours: count as f64 * DENSE_FRAME_MS as f64 / 3_600_000.0,
         });
     }
+    Ok(count)
+}
+
+/// Each dense frame's stance, in order (8 ms apart).
+pub fn stances(motion: &Motion, profile: &Profile) -> Result<Vec<Stance>, BalanceError> {
+    let count = testable_frames(motion)?;
     stances_at(motion, profile, 0..count)
 }
 
@@ -679,11 +707,7 @@ pub fn stances_at(
     indices: impl IntoIterator<Item = u64>,
 ) -> Result<Vec<Stance>, BalanceError> {
     let body = Body::of(profile)?;
-    let columns: Vec<Option<usize>> = profile
-        .joints
-        .iter()
-        .map(|j| motion.locators.iter().position(|l| *l == j.locator))
-        .collect();
+    let columns = Columns::of(motion, profile);
     let mut frames = mtn::dense_frames(motion).peekable();
     let mut out = Vec::new();
     let mut at = 0u64;
@@ -702,9 +726,7 @@ pub fn stances_at(
             mtn::dense_frame_at(motion, index)
         };
         let Some(f) = frame else { break };
-        let angles = profile_angles(profile, &columns, &f.joints);
-        let attitude = [f.body[0], f.body[1], f.body[2]].map(|u| f64::from(u) * 1e-6);
-        out.push(body.stance(&angles, attitude));
+        out.push(body.stance(&columns.angles(profile, &f), attitude(&f)));
     }
     Ok(out)
 }

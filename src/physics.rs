@@ -19,7 +19,7 @@ use glam::{DQuat, DVec2, DVec3};
 use rapier3d::prelude::*;
 use serde::Serialize;
 
-use crate::balance::{self, BalanceError, Direction};
+use crate::balance::{self, BalanceError, Columns, Direction};
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
 use crate::robot::geometry::HullPart;
 use crate::robot::profile::Profile;
@@ -502,14 +502,11 @@ impl Robot {
     }
 
     /// Each paw: its name, where it is over the floor (mm, x and y), and whether it is down.
-    pub fn paws(&self) -> Vec<(String, DVec2, bool)> {
-        self.paws
-            .iter()
-            .map(|(name, c)| {
-                let at = d3(self.world.colliders[*c].translation()) * 1000.0;
-                (name.clone(), at.truncate(), self.touching(*c))
-            })
-            .collect()
+    pub fn paws(&self) -> impl Iterator<Item = (&str, DVec2, bool)> + '_ {
+        self.paws.iter().map(|(name, c)| {
+            let at = d3(self.world.colliders[*c].translation()) * 1000.0;
+            (name.as_str(), at.truncate(), self.touching(*c))
+        })
     }
 
     /// Every bone of the skeleton where the simulation has it (mm: x and y from where the
@@ -536,57 +533,36 @@ impl Robot {
     }
 }
 
-/// The joints of a dense frame in the profile's order, radians (a joint the motion lacks
-/// holds the profile's stand posture).
-fn angles_of(profile: &Profile, columns: &[Option<usize>], f: &mtn::DenseFrame) -> Vec<f64> {
-    let stand = profile.postures.get("stand");
-    columns
-        .iter()
-        .enumerate()
-        .map(|(j, c)| match c {
-            Some(c) => f.joints.get(*c).map_or(0.0, |&u| f64::from(u) * 1e-6),
-            None => stand.and_then(|p| p.joints.get(j)).copied().unwrap_or(0.0),
-        })
-        .collect()
-}
-
+/// The body's attitude a frame gives, without its yaw (which turns the robot on the
+/// floor without changing its balance).
 fn attitude_of(f: &mtn::DenseFrame) -> DQuat {
-    let [roll, pitch] = [f.body[0], f.body[1]].map(|u| f64::from(u) * 1e-6);
+    let [roll, pitch, _] = balance::attitude(f);
     DQuat::from_axis_angle(DVec3::NEG_Y, pitch) * DQuat::from_axis_angle(DVec3::X, roll)
 }
 
-/// The motion's column of each profile joint.
-type Columns = Vec<Option<usize>>;
-
-/// `motion`'s robot, standing in its first frame after settling, and the columns that
-/// map the motion's joints to the profile's.
+/// `motion`'s robot, standing in its first frame after settling (resting as the static
+/// test has it, `first`, unless that frame tips).
 fn start(
     motion: &Motion,
     profile: &Profile,
-    stances: &[balance::Stance],
+    columns: &Columns,
+    first: Option<&balance::Stance>,
     torque_nm: f64,
-) -> Result<Option<(Robot, Columns)>, BalanceError> {
-    let columns: Columns = profile
-        .joints
-        .iter()
-        .map(|j| motion.locators.iter().position(|l| *l == j.locator))
-        .collect();
-    let Some(first) = mtn::dense_frame_at(motion, 0) else {
+) -> Result<Option<Robot>, BalanceError> {
+    let Some(frame) = mtn::dense_frame_at(motion, 0) else {
         return Ok(None);
     };
-    // Resting as the static test has it (unless it tips from the start).
-    let turn = stances
-        .first()
+    let turn = first
         .filter(|s| !s.tips)
         .map_or(DQuat::IDENTITY, |s| s.turn);
     let mut robot = Robot::new(
         profile,
-        &angles_of(profile, &columns, &first),
-        turn * attitude_of(&first),
+        &columns.angles(profile, &frame),
+        turn * attitude_of(&frame),
         torque_nm,
     )?;
     robot.hold(SETTLE_S);
-    Ok(Some((robot, columns)))
+    Ok(Some(robot))
 }
 
 /// Runs `motion` on `profile`'s robot; `torque_nm` limits every servo.
@@ -597,7 +573,8 @@ pub fn simulate(
 ) -> Result<Report, BalanceError> {
     let stances = balance::stances(motion, profile)?;
     let uncertain_masses = profile.mass.as_ref().is_some_and(|m| m.uncertain);
-    let Some((mut robot, columns)) = start(motion, profile, &stances, torque_nm)? else {
+    let columns = Columns::of(motion, profile);
+    let Some(mut robot) = start(motion, profile, &columns, stances.first(), torque_nm)? else {
         return Ok(Report {
             duration_ms: 0,
             torque_limit_nm: torque_nm,
@@ -610,13 +587,13 @@ pub fn simulate(
     let frames = mtn::dense_frame_count(motion) as usize;
     let mut fall: Option<Fall> = None;
     let mut path = Vec::new();
-    let paw_count = robot.paws().len();
+    let paw_count = robot.paws().count();
     let mut slip_from: Vec<Option<DVec2>> = vec![None; paw_count];
     let mut slipped: Vec<f64> = vec![0.0; paw_count];
     let mut end = frames;
     let mut meant_turn = DQuat::IDENTITY;
     for (k, f) in mtn::dense_frames(motion).enumerate() {
-        robot.step(&angles_of(profile, &columns, &f));
+        robot.step(&columns.angles(profile, &f));
         let t_ms = k as u64 * DENSE_FRAME_MS;
         let rotation = robot.attitude();
         // The attitude the motion means: where the legs put the body at rest; where the
@@ -664,7 +641,7 @@ pub fn simulate(
             // Half a second more shows where it ends up.
             end = (k + (500 / DENSE_FRAME_MS) as usize).min(frames);
         }
-        for (n, (_, xy, down)) in robot.paws().into_iter().enumerate() {
+        for (n, (_, xy, down)) in robot.paws().enumerate() {
             if down {
                 let from = *slip_from[n].get_or_insert(xy);
                 slipped[n] = slipped[n].max(xy.distance(from));
@@ -692,11 +669,10 @@ pub fn simulate(
         fall,
         slipped: robot
             .paws()
-            .into_iter()
             .zip(&slipped)
             .filter(|(_, &mm)| mm > SLIP_MM)
             .map(|((name, ..), &mm)| Slip {
-                paw: name,
+                paw: name.to_string(),
                 max_mm: mm,
             })
             .collect(),
@@ -713,14 +689,17 @@ pub fn bones_at(
     torque_nm: f64,
     indices: &[u64],
 ) -> Result<Vec<Vec<DVec3>>, BalanceError> {
-    let stances = balance::stances(motion, profile)?;
-    let Some((mut robot, columns)) = start(motion, profile, &stances, torque_nm)? else {
+    // Played frame by frame up to the last index: as long as the static test allows.
+    balance::testable_frames(motion)?;
+    let columns = Columns::of(motion, profile);
+    let first = balance::stances_at(motion, profile, [0])?;
+    let Some(mut robot) = start(motion, profile, &columns, first.first(), torque_nm)? else {
         return Ok(Vec::new());
     };
     let mut out = Vec::with_capacity(indices.len());
     let mut wanted = indices.iter().peekable();
     for (k, f) in mtn::dense_frames(motion).enumerate() {
-        let angles = angles_of(profile, &columns, &f);
+        let angles = columns.angles(profile, &f);
         robot.step(&angles);
         while wanted.peek() == Some(&&(k as u64)) {
             out.push(robot.bones_mm(&angles));

@@ -182,23 +182,21 @@ fn sample(
         });
     }
     let mut frames: Vec<Vec<DVec3>> = picked.iter().map(pose).collect();
-    let support = crate::balance::Body::of(profile).ok().map(|body| {
-        picked
-            .iter()
-            .map(|f| {
-                let angles: Vec<f64> = f.joints.iter().map(|&u| u as f64 * 1e-6).collect();
-                let attitude = f.body.map(|u| u as f64 * 1e-6);
-                let st = body.stance(&angles, attitude);
-                let at = |x: f64, y: f64| project(DVec3::new(x, y, 0.0), 1);
-                Support {
+    // The static test at the same samples (none without a mass model).
+    let support = crate::balance::stances_at(motion, profile, indices.iter().copied())
+        .ok()
+        .map(|stances| {
+            let at = |x: f64, y: f64| project(DVec3::new(x, y, 0.0), 1);
+            stances
+                .iter()
+                .map(|st| Support {
                     polygon: st.support.iter().map(|p| at(p.x, p.y)).collect(),
                     com: at(st.com.x, st.com.y),
                     tips: st.verdict(crate::balance::DEFAULT_MARGIN_MM)
                         == crate::balance::Verdict::Unstable,
-                }
-            })
-            .collect()
-    });
+                })
+                .collect()
+        });
     // Stand the figure on the ground: the lowest point of the first frame at z = 0.
     let lowest = frames
         .first()
