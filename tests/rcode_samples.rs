@@ -183,14 +183,13 @@ fn adding_a_treats_actions_to_the_redistributable_tree_reproduces_the_treat() {
     for treat in TREATS {
         let treat_root = common::shared("rcode-samples").join(treat);
         let original = Stick::open(&treat_root).unwrap();
-        // An entry of the treat's archive: its name, bytes and type.
-        let entry = |archive: &Option<Archive>, name: String| -> (String, Vec<u8>, [u8; 4]) {
-            let e = archive
+        // An entry of the treat's archive.
+        fn entry(archive: &Option<Archive>, name: String) -> &aibo_motion::oda::Entry {
+            archive
                 .as_ref()
                 .and_then(|a| a.entries.iter().find(|e| e.name == name))
-                .unwrap_or_else(|| panic!("{treat}: no entry {name}"));
-            (name, e.data.clone(), e.kind)
-        };
+                .unwrap_or_else(|| panic!("no entry {name}"))
+        }
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join("stick");
         common::copy_tree(
@@ -223,24 +222,16 @@ fn adding_a_treats_actions_to_the_redistributable_tree_reproduces_the_treat() {
                     .find(|c| k(c.kind))
                     .map(|c| c.name.clone())
             };
-            let motion = named(&|k| k == kind::MOTION).map(|n| entry(&original.motions, n).1);
+            let motion = named(&|k| k == kind::MOTION).map(|n| &entry(&original.motions, n).data);
             let sound = named(&|k| k == kind::SOUND).map(|n| entry(&original.sounds, n));
             let led = named(&|k| kind::LEDS.contains(&k)).map(|n| entry(&original.leds, n));
             let stick = Stick::open(&root).unwrap();
             let changes = stick
                 .add(&NewAction {
                     name: &action.name,
-                    motion: motion.as_deref(),
-                    sound: sound.as_ref().map(|(n, d, k)| Media {
-                        name: n,
-                        kind: *k,
-                        data: d,
-                    }),
-                    led: led.as_ref().map(|(n, d, k)| Media {
-                        name: n,
-                        kind: *k,
-                        data: d,
-                    }),
+                    motion: motion.map(Vec::as_slice),
+                    sound: sound.map(Media::from),
+                    led: led.map(Media::from),
                 })
                 .unwrap_or_else(|e| panic!("{treat}: {}: {e}", action.name));
             assert_eq!(changes.mwcid, action.mwcid, "{treat}: {}", action.name);

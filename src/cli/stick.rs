@@ -2,6 +2,7 @@
 
 use super::{json_text, print_stdout, shown, Outcome};
 use aibo_motion::fsio;
+use aibo_motion::oda::Entry;
 use aibo_motion::stick::add::{Media, NewAction};
 use aibo_motion::stick::tree::{Severity, Stick};
 use anyhow::{Context as _, Result};
@@ -395,11 +396,7 @@ fn check(path: &std::path::Path, as_json: bool) -> Result<Outcome> {
 
 /// A sound or lights file as an archive entry: its name (the file's stem, which must be
 /// a name R-CODE takes) and its type by extension.
-fn media_file(
-    path: &Path,
-    what: &str,
-    kinds: &[(&str, [u8; 4])],
-) -> Result<(String, [u8; 4], Vec<u8>)> {
+fn media_file(path: &Path, what: &str, kinds: &[(&str, [u8; 4])]) -> Result<Entry> {
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -423,7 +420,11 @@ fn media_file(
             path.display()
         );
     }
-    Ok((name, *kind, fsio::read_input(path)?))
+    Ok(Entry {
+        kind: *kind,
+        name,
+        data: fsio::read_input(path)?,
+    })
 }
 
 fn add(
@@ -464,14 +465,14 @@ fn add(
             )
         })
         .transpose()?;
-    if let (Some(path), Some((_, kind, data))) = (sound_file, &mut sound) {
-        if kind == b"WAVE" {
-            let why = super::sound::unplayable(data, &stick.model)
+    if let (Some(path), Some(entry)) = (sound_file, &mut sound) {
+        if &entry.kind == b"WAVE" {
+            let why = super::sound::unplayable(&entry.data, &stick.model)
                 .with_context(|| path.display().to_string())?;
             match why {
                 None => {}
                 Some(_) if convert_sound => {
-                    *data = super::sound::convert(path, data, &stick.model)?;
+                    entry.data = super::sound::convert(path, &entry.data, &stick.model)?;
                 }
                 Some(why) => anyhow::bail!(
                     "{}: {why}; add it with --convert-sound to convert it",
@@ -492,16 +493,8 @@ fn add(
     let changes = stick.add(&NewAction {
         name,
         motion: motion_bytes.as_deref(),
-        sound: sound.as_ref().map(|(n, k, d)| Media {
-            name: n,
-            kind: *k,
-            data: d,
-        }),
-        led: led.as_ref().map(|(n, k, d)| Media {
-            name: n,
-            kind: *k,
-            data: d,
-        }),
+        sound: sound.as_ref().map(Media::from),
+        led: led.as_ref().map(Media::from),
     })?;
     let backup = write_changes(&stick, &changes.files, force)?;
     eprintln!(

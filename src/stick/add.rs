@@ -23,6 +23,17 @@ pub struct Media<'a> {
     pub data: &'a [u8],
 }
 
+impl<'a> From<&'a Entry> for Media<'a> {
+    /// An archive entry as it would be added again (another stick's, or a file read as one).
+    fn from(e: &'a Entry) -> Media<'a> {
+        Media {
+            name: &e.name,
+            kind: e.kind,
+            data: &e.data,
+        }
+    }
+}
+
 /// A user action to add.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NewAction<'a> {
