@@ -48,23 +48,17 @@ fn lines_go_to_the_console_one_ready_at_a_time() {
 
 #[test]
 fn a_log_in_prompt_and_a_closed_port_are_named() {
-    // A prompt with no line break after it is named as it comes.
-    let (address, _server) = console("AIBO\r\nlogin: ");
-    let out = common::run(&["rcode", &address, "WAIT"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        common::stderr(&out).contains("owner's log-in"),
-        "{}",
-        common::stderr(&out)
-    );
-    let (address, _server) = console("Password required\r\n");
-    let out = common::run(&["rcode", &address, "WAIT"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        common::stderr(&out).contains("owner's log-in"),
-        "{}",
-        common::stderr(&out)
-    );
+    // A prompt with no line break after it is named as it comes, as is a whole line.
+    for greeting in ["AIBO\r\nlogin: ", "Password required\r\n"] {
+        let (address, _server) = console(greeting);
+        let out = common::run(&["rcode", &address, "WAIT"]);
+        assert_eq!(out.status.code(), Some(2), "{greeting:?}");
+        assert!(
+            common::stderr(&out).contains("owner's log-in"),
+            "{greeting:?}: {}",
+            common::stderr(&out)
+        );
+    }
     let closed = TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()

@@ -33,30 +33,21 @@ pub fn run(args: Args) -> Result<Outcome> {
     for line in banner {
         println!("{}", shown(&line));
     }
-    let never = || false;
     let print = &mut |line: &str| println!("{}", shown(line));
-    if !args.lines.is_empty() {
-        for line in &args.lines {
-            console.send(line)?;
-            // The robot hangs up rather than answer.
-            if line.trim() == "@DISS" {
-                break;
-            }
-            console.until_ready(timeout, "an answer to the line sent", &never, print)?;
-        }
-        return Ok(Outcome::Success);
-    }
-    // Interactive: each line typed goes to the robot; its answers print as they come.
-    for line in std::io::stdin().lock().lines() {
+    // The lines given, or else each line typed; the robot's answers print as they come.
+    let typed: Box<dyn Iterator<Item = std::io::Result<String>>> = if args.lines.is_empty() {
+        Box::new(std::io::stdin().lock().lines())
+    } else {
+        Box::new(args.lines.iter().cloned().map(Ok))
+    };
+    for line in typed {
         let line = line?;
         if line.trim().is_empty() {
             continue;
         }
-        console.send(line.trim())?;
-        if line.trim() == "@DISS" {
+        if !console.command(line.trim(), timeout, print)? {
             break;
         }
-        console.until_ready(timeout, "an answer to the line sent", &never, print)?;
     }
     Ok(Outcome::Success)
 }

@@ -14,6 +14,9 @@ pub const PORT: u16 = 21002;
 /// The prompt R-CODE sends when it takes a command.
 pub const READY: &str = "<READY>";
 
+/// The command that ends a console session: the robot hangs up.
+pub const HANG_UP: &str = "@DISS";
+
 /// The longest line R-CODE reads.
 pub const MAX_LINE: usize = 127;
 
@@ -112,6 +115,22 @@ impl Console {
         self.writer
             .write_all(format!("{line}\r\n").as_bytes())
             .map_err(|_| ConsoleError::Closed(self.address.clone()))
+    }
+
+    /// Sends one command line and hands the robot's answer to `each`, up to its next
+    /// `<READY>`. `false`: the line was `@DISS`, and the robot hangs up rather than answer.
+    pub fn command(
+        &mut self,
+        line: &str,
+        timeout: Duration,
+        each: &mut dyn FnMut(&str),
+    ) -> Result<bool, ConsoleError> {
+        self.send(line)?;
+        if line.trim() == HANG_UP {
+            return Ok(false);
+        }
+        self.until_ready(timeout, "an answer to the line sent", &|| false, each)?;
+        Ok(true)
     }
 
     /// The robot's lines up to its next `<READY>`, each also handed to `each` as it

@@ -25,7 +25,7 @@ use std::time::Duration;
 use aibo_motion::link::player::{self, Ending, Mode, PlayOptions};
 use aibo_motion::link::transport::Endpoint;
 use aibo_motion::mtn::Motion;
-use aibo_motion::stick::console::{MAX_LINE, READY};
+use aibo_motion::stick::console::{HANG_UP, MAX_LINE, READY};
 use aibo_motion::stick::skit::{posture_walk, Skit};
 use aibo_motion::stick::tree::Stick;
 use firmware_bridge::{Key, Model};
@@ -106,7 +106,7 @@ fn command(line: &str) -> Command<'_> {
         ["WAIT"] => Command::Wait,
         ["STOP"] => Command::Stop,
         ["QUIT"] => Command::Quit,
-        ["@DISS"] => Command::Hangup,
+        [HANG_UP] => Command::Hangup,
         _ => Command::Unknown,
     }
 }
