@@ -663,3 +663,36 @@ fn the_joint_server_with_physics_says_when_a_streamed_motion_falls() {
     let log = played_on_the_physics_server(&lift("stand", &[("head_pan", 40.0)]));
     assert!(!log.contains("physics: the robot fell"), "{log}");
 }
+
+#[test]
+fn build_warns_with_the_spans_check_balance_lists() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("up.json");
+    std::fs::write(
+        &json,
+        aibo_motion::mtn::to_json(&lift("stand", FRONT_LEGS_UP)),
+    )
+    .unwrap();
+    let out_file = dir.path().join("up.mtn");
+    let out = common::run(&[
+        "build",
+        json.to_str().unwrap(),
+        "-o",
+        out_file.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let built: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    let checked = common::run(&["check", "--balance", "--json", out_file.to_str().unwrap()]);
+    let checked: serde_json::Value = serde_json::from_str(&common::stdout(&checked)).unwrap();
+    // The same spans, in the build's report and on its stderr.
+    assert_eq!(built["balance"], checked["balance"]);
+    assert_eq!(built["balance"]["spans"][0]["fault"], true);
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("balance: ") && err.contains("unstable, worst margin"),
+        "{err}"
+    );
+    // Warnings stay what they were: the balance has its own place.
+    assert_eq!(built["warnings"], serde_json::json!([]));
+}

@@ -224,6 +224,8 @@ struct Summary {
     warnings: Vec<String>,
     notes: Vec<String>,
     likeness: Option<Likeness>,
+    /// Whether it stays on its feet (the static test; none without a mass model).
+    balance: Option<aibo_motion::balance::Report>,
 }
 
 impl Summary {
@@ -246,6 +248,7 @@ impl Summary {
             "warnings": self.warnings,
             "notes": self.notes,
             "likeness": self.likeness.as_ref().map(likeness_json),
+            "balance": self.balance.as_ref().map(super::check::balance_json),
         })
     }
 
@@ -487,16 +490,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             warnings.push(w);
         }
     }
-    // Will it stay on its feet? The spans `check --balance` lists.
-    if let Ok(balance) =
-        aibo_motion::balance::check(&motion, &profile, aibo_motion::balance::DEFAULT_MARGIN_MM)
-    {
-        for span in &balance.spans {
-            let w = format!("balance: {}", super::check::describe_span(span));
-            tracing::warn!("{}: {w}", output.display());
-            warnings.push(w);
-        }
-    }
+    let balance = balance_warned(&motion, &profile, output);
     Ok(Summary {
         input: input.to_path_buf(),
         output: output.to_path_buf(),
@@ -510,7 +504,28 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         warnings,
         notes: clip.notes,
         likeness,
+        balance,
     })
+}
+
+/// Will it stay on its feet? The static test, with a warning for each span `check
+/// --balance` lists; `None` for a profile without a mass model.
+fn balance_warned(
+    motion: &mtn::Motion,
+    profile: &Profile,
+    output: &Path,
+) -> Option<aibo_motion::balance::Report> {
+    let report =
+        aibo_motion::balance::check(motion, profile, aibo_motion::balance::DEFAULT_MARGIN_MM)
+            .ok()?;
+    for span in &report.spans {
+        tracing::warn!(
+            "{}: balance: {}",
+            output.display(),
+            super::check::describe_span(span)
+        );
+    }
+    Some(report)
 }
 
 /// `a_<start>#<end>_<input stem>`, Sony's naming.
@@ -534,6 +549,9 @@ fn build_from_json(input: &Path, output: &Path, data: &[u8]) -> Result<Summary> 
     let bytes = mtn::encode(&motion)?;
     fsio::write_bytes(output, &[input], &bytes)?;
     let profile = Profile::for_design_label(&motion.design_label);
+    let balance = profile
+        .as_ref()
+        .and_then(|p| balance_warned(&motion, p, output));
     Ok(Summary {
         input: input.to_path_buf(),
         output: output.to_path_buf(),
@@ -549,5 +567,6 @@ fn build_from_json(input: &Path, output: &Path, data: &[u8]) -> Result<Summary> 
         warnings,
         notes: Vec::new(),
         likeness: None,
+        balance,
     })
 }

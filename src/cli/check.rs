@@ -99,26 +99,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         });
         let mut value = value;
         if let Some(b) = &balance {
-            value["balance"] = json!({
-                "summary": b.summary(),
-                "required_margin_mm": b.required_margin_mm,
-                "least_margin_mm": rounded(b.least_margin_mm),
-                "frames": b.frames,
-                "unstable_frames": b.unstable_frames,
-                "marginal_frames": b.marginal_frames,
-                "dynamic_frames": b.dynamic_frames,
-                "uncertain_masses": b.uncertain_masses,
-                "spans": b.spans.iter().map(|s| json!({
-                    "start_ms": s.start_ms,
-                    "end_ms": s.end_ms,
-                    "verdict": s.verdict,
-                    "worst_margin_mm": rounded(s.worst_margin_mm),
-                    "direction": s.direction,
-                    "dynamic": s.dynamic,
-                    "fault": s.fault(),
-                    "resting_on": s.resting_on,
-                })).collect::<Vec<_>>(),
-            });
+            value["balance"] = balance_json(b);
         }
         print_stdout(&json_text(&value))?;
     } else {
@@ -166,6 +147,30 @@ pub fn run(args: Args) -> Result<Outcome> {
         Outcome::Success
     } else {
         Outcome::Finding
+    })
+}
+
+/// The static test's report as `check --json` and `build --json` give it.
+pub fn balance_json(b: &aibo_motion::balance::Report) -> serde_json::Value {
+    json!({
+        "summary": b.summary(),
+        "required_margin_mm": b.required_margin_mm,
+        "least_margin_mm": rounded(b.least_margin_mm),
+        "frames": b.frames,
+        "unstable_frames": b.unstable_frames,
+        "marginal_frames": b.marginal_frames,
+        "dynamic_frames": b.dynamic_frames,
+        "uncertain_masses": b.uncertain_masses,
+        "spans": b.spans.iter().map(|s| json!({
+            "start_ms": s.start_ms,
+            "end_ms": s.end_ms,
+            "verdict": s.verdict,
+            "worst_margin_mm": rounded(s.worst_margin_mm),
+            "direction": s.direction,
+            "dynamic": s.dynamic,
+            "fault": s.fault(),
+            "resting_on": s.resting_on,
+        })).collect::<Vec<_>>(),
     })
 }
 
