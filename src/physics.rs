@@ -187,7 +187,6 @@ pub struct Robot {
     command: Vec<f64>,
     /// Where the body started, m.
     origin: DVec3,
-    pub uncertain_masses: bool,
 }
 
 impl Robot {
@@ -430,7 +429,6 @@ impl Robot {
                 .collect(),
             command: angles.to_vec(),
             origin,
-            uncertain_masses: model.uncertain,
             parts,
             world,
         })

@@ -227,14 +227,7 @@ fn serve(args: Args) -> Result<()> {
         }
     ));
     let mut body = if args.physics {
-        let posture = model
-            .posture(&args.start_posture)
-            .map(|p| p.name)
-            .unwrap_or("stand");
-        let pitch = aibo_motion::robot::profile::Profile::builtin(model.name)
-            .and_then(|p| p.postures.get(posture).map(|p| p.body_pitch))
-            .unwrap_or(0.0);
-        let body = physics::Body::new(model.name, start, pitch)?;
+        let body = physics::Body::new(model.name, &args.start_posture, start)?;
         log("physics: the servos move a simulated body on a floor");
         Some(body)
     } else {

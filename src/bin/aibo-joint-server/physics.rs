@@ -21,11 +21,13 @@ pub struct Body {
 }
 
 impl Body {
-    /// The model's robot standing in `start` (µrad, model order).
-    pub fn new(model: &str, start: &[i32], body_pitch: f64) -> Result<Body> {
+    /// The model's robot standing in its posture `posture` (`start`: its angles, µrad,
+    /// model order), at the body pitch the profile gives that posture.
+    pub fn new(model: &str, posture: &str, start: &[i32]) -> Result<Body> {
         let profile = Profile::builtin(model).with_context(|| format!("no profile for {model}"))?;
         let angles: Vec<f64> = start.iter().map(|&u| f64::from(u) * 1e-6).collect();
-        let upright = DQuat::from_axis_angle(DVec3::NEG_Y, body_pitch);
+        let pitch = profile.postures.get(posture).map_or(0.0, |p| p.body_pitch);
+        let upright = DQuat::from_axis_angle(DVec3::NEG_Y, pitch);
         let mut robot = Robot::new(&profile, &angles, upright, SERVO_TORQUE_NM)
             .map_err(|e| anyhow::anyhow!("--physics: {e}"))?;
         robot.hold(0.5);
