@@ -6,8 +6,8 @@
 //! Run with `cargo bench --bench simulate`; the ratio is 60 s over the time it reports.
 
 use aibo_motion::mtn::{Keyframe, Layout, Motion};
-use aibo_motion::physics::{simulate, SERVO_TORQUE_NM};
 use aibo_motion::robot::profile::Profile;
+use aibo_motion::stability::physics::{simulate, SERVO_TORQUE_NM};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 

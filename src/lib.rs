@@ -7,7 +7,6 @@
 //! `preview`: plotters) and `cli` (the `aibo-motion` command, with both). Without them the
 //! library is the codecs, the readers, retargeting and `check`.
 
-pub mod balance;
 pub mod binary;
 pub mod check;
 pub mod edit;
@@ -19,8 +18,6 @@ pub mod likeness;
 pub mod link;
 pub mod mtn;
 pub mod oda;
-#[cfg(feature = "physics")]
-pub mod physics;
 pub mod pipeline;
 #[cfg(feature = "view")]
 pub mod plot;
@@ -29,5 +26,6 @@ pub mod preview;
 pub mod retarget;
 pub mod robot;
 pub mod source;
+pub mod stability;
 pub mod stick;
 pub mod units;

@@ -192,7 +192,7 @@ fn draw(
     title: &str,
     panels: &[(String, Vec<usize>)],
     violations: &[Violation],
-    balance: Option<&[(f64, crate::balance::Stance)]>,
+    balance: Option<&[(f64, crate::stability::statics::Stance)]>,
 ) -> DrawResult {
     root.fill(&WHITE)?;
     let (head, body) = root.split_vertically(TITLE_HEIGHT);
@@ -273,11 +273,12 @@ fn panel_chart<'a, 'b>(
 fn margin_samples(
     motion: &Motion,
     profile: &Profile,
-) -> Option<Vec<(f64, crate::balance::Stance)>> {
+) -> Option<Vec<(f64, crate::stability::statics::Stance)>> {
     let count = mtn::dense_frame_count(motion);
     let stride = count.div_ceil(2000).max(1);
     let indices: Vec<u64> = (0..count).step_by(stride as usize).collect();
-    let stances = crate::balance::stances_at(motion, profile, indices.iter().copied()).ok()?;
+    let stances =
+        crate::stability::statics::stances_at(motion, profile, indices.iter().copied()).ok()?;
     Some(
         indices
             .iter()
@@ -291,10 +292,10 @@ fn margin_samples(
 /// required margin dashed, and the unstable frames in red.
 fn draw_margin_panel(
     area: &Area<'_>,
-    stances: &[(f64, crate::balance::Stance)],
+    stances: &[(f64, crate::stability::statics::Stance)],
     duration: f64,
 ) -> DrawResult {
-    use crate::balance::{Verdict, DEFAULT_MARGIN_MM};
+    use crate::stability::statics::{Verdict, DEFAULT_MARGIN_MM};
     let points: Vec<(f64, f64, bool)> = stances
         .iter()
         .map(|(t, st)| {

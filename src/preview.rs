@@ -138,8 +138,13 @@ fn simulated(
 ) -> Result<Vec<Vec<DVec3>>, PreviewError> {
     #[cfg(feature = "physics")]
     {
-        crate::physics::bones_at(motion, profile, crate::physics::SERVO_TORQUE_NM, indices)
-            .map_err(|e| PreviewError::Physics(e.to_string()))
+        crate::stability::physics::bones_at(
+            motion,
+            profile,
+            crate::stability::physics::SERVO_TORQUE_NM,
+            indices,
+        )
+        .map_err(|e| PreviewError::Physics(e.to_string()))
     }
     #[cfg(not(feature = "physics"))]
     {
@@ -183,7 +188,7 @@ fn sample(
     }
     let mut frames: Vec<Vec<DVec3>> = picked.iter().map(pose).collect();
     // The static test at the same samples (none without a mass model).
-    let support = crate::balance::stances_at(motion, profile, indices.iter().copied())
+    let support = crate::stability::statics::stances_at(motion, profile, indices.iter().copied())
         .ok()
         .map(|stances| {
             let at = |x: f64, y: f64| project(DVec3::new(x, y, 0.0), 1);
@@ -192,8 +197,8 @@ fn sample(
                 .map(|st| Support {
                     polygon: st.support.iter().map(|p| at(p.x, p.y)).collect(),
                     com: at(st.com.x, st.com.y),
-                    tips: st.verdict(crate::balance::DEFAULT_MARGIN_MM)
-                        == crate::balance::Verdict::Unstable,
+                    tips: st.verdict(crate::stability::statics::DEFAULT_MARGIN_MM)
+                        == crate::stability::statics::Verdict::Unstable,
                 })
                 .collect()
         });

@@ -4,9 +4,11 @@
 
 mod common;
 
-use aibo_motion::balance::{self, Verdict};
 use aibo_motion::mtn::{Keyframe, Layout, Motion};
 use aibo_motion::robot::profile::Profile;
+use aibo_motion::stability::body::Body;
+use aibo_motion::stability::statics::{self, Verdict};
+use aibo_motion::stability::support::Direction;
 
 /// A pose: a posture of the profile with some joints set (degrees), and the body's pitch.
 struct Pose<'a> {
@@ -68,11 +70,11 @@ const FRONT_LEGS_UP: &[(&str, f64)] = &[
     ("rf_j3", 0.0),
 ];
 
-fn report(m: &Motion) -> balance::Report {
-    balance::check(
+fn report(m: &Motion) -> statics::Report {
+    statics::check(
         m,
         &Profile::builtin("ERS-7").unwrap(),
-        balance::DEFAULT_MARGIN_MM,
+        statics::DEFAULT_MARGIN_MM,
     )
     .unwrap()
 }
@@ -95,7 +97,7 @@ fn lifting_both_front_legs_from_standing_tips_it_onto_its_chest() {
     let faults: Vec<_> = r.faults().collect();
     assert_eq!(faults.len(), 1, "{}", r.summary());
     let span = faults[0];
-    assert_eq!(span.direction, Some(balance::Direction::Forward));
+    assert_eq!(span.direction, Some(Direction::Forward));
     assert!(
         span.resting_on.contains(&"chest".to_string()),
         "{:?}",
@@ -124,7 +126,7 @@ fn sitting_one_front_leg_can_wave_but_both_up_tip_it_forward() {
     // stand upright under the knees), so the front paws carry weight. Worked out apart
     // from the test's own method: the centre of mass against the hind paws' line.
     let p = Profile::builtin("ERS-7").unwrap();
-    let body = balance::Body::of(&p).unwrap();
+    let body = Body::of(&p).unwrap();
     let sit = &p.postures["sit"];
     let mut joints = sit.joints.clone();
     for (name, deg) in FRONT_LEGS_UP {
@@ -142,7 +144,7 @@ fn sitting_one_front_leg_can_wave_but_both_up_tip_it_forward() {
     assert!(both.faults().count() == 1, "{}", both.summary());
     assert_eq!(
         both.faults().next().unwrap().direction,
-        Some(balance::Direction::Forward)
+        Some(Direction::Forward)
     );
 }
 
@@ -205,7 +207,7 @@ fn left_front_step(shift_deg: f64) -> Motion {
 fn a_leg_lifted_after_shifting_the_weight_stays_up_and_the_dog_stable() {
     let p = Profile::builtin("ERS-7").unwrap();
     let up_at = |m: &Motion| {
-        let all = balance::stances(m, &p).unwrap();
+        let all = statics::stances(m, &p).unwrap();
         // The middle of the hold with the leg up.
         all[all.len() / 2].clone()
     };
@@ -223,7 +225,7 @@ fn a_leg_lifted_after_shifting_the_weight_stays_up_and_the_dog_stable() {
         held.resting_on
     );
     assert!(
-        held.margin_mm >= balance::DEFAULT_MARGIN_MM,
+        held.margin_mm >= statics::DEFAULT_MARGIN_MM,
         "{}",
         held.margin_mm
     );
@@ -248,7 +250,7 @@ fn resting_does_not_depend_on_the_attitude_it_starts_from() {
     // Step 2 alone: Sony's stand, placed at its own attitude or pitched 15 degrees either
     // way, turns back onto the same four paws, with the same margin.
     let p = Profile::builtin("ERS-7").unwrap();
-    let body = balance::Body::of(&p).unwrap();
+    let body = Body::of(&p).unwrap();
     let stand = &p.postures["stand"];
     let at = |pitch: f64, roll: f64| body.stance(&stand.joints, [roll, pitch, 0.0]);
     let level = at(stand.body_pitch, 0.0);
@@ -282,7 +284,7 @@ fn the_centre_of_mass_and_support_are_where_the_masses_and_paws_put_them() {
     // Sony's stand on the ERS-7: four paws, symmetric, so the centre of mass is on the
     // centre line; and the model's masses add up to Webots' 1.618 kg.
     let p = Profile::builtin("ERS-7").unwrap();
-    let body = balance::Body::of(&p).unwrap();
+    let body = Body::of(&p).unwrap();
     assert!((body.total_kg - 1.618).abs() < 1e-9, "{}", body.total_kg);
     let stand = &p.postures["stand"];
     let pose = body
@@ -305,7 +307,7 @@ fn the_centre_of_mass_and_support_are_where_the_masses_and_paws_put_them() {
         paw_x("lf")
     );
     for model in ["ERS-210", "ERS-220"] {
-        let b = balance::Body::of(&Profile::builtin(model).unwrap()).unwrap();
+        let b = Body::of(&Profile::builtin(model).unwrap()).unwrap();
         assert!((b.total_kg - 1.5).abs() < 0.01, "{model}: {}", b.total_kg);
     }
 }
@@ -320,7 +322,7 @@ fn sonys_own_motions_never_tip_and_stand_inside_their_paws() {
         };
         let m = decoded.motion;
         let p = Profile::for_design_label(&m.design_label).unwrap();
-        let all = balance::stances(&m, &p).unwrap();
+        let all = statics::stances(&m, &p).unwrap();
         let walk = m.name.contains("walk");
         for (i, s) in all.iter().enumerate() {
             let at = format!("{} at {} ms", path.display(), i * 8);
@@ -395,11 +397,11 @@ fn written(m: &Motion, name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     (dir, file)
 }
 
-fn simulate(m: &Motion) -> aibo_motion::physics::Report {
-    aibo_motion::physics::simulate(
+fn simulate(m: &Motion) -> aibo_motion::stability::physics::Report {
+    aibo_motion::stability::physics::simulate(
         m,
         &Profile::for_design_label(&m.design_label).unwrap(),
-        aibo_motion::physics::SERVO_TORQUE_NM,
+        aibo_motion::stability::physics::SERVO_TORQUE_NM,
     )
     .unwrap()
 }
@@ -409,7 +411,7 @@ fn both_front_legs_up_from_standing_fall_in_the_simulation_too() {
     let r = simulate(&lift("stand", FRONT_LEGS_UP));
     let fall = r.fall.as_ref().expect("it falls");
     assert_eq!(fall.onto, "chest", "{}", r.summary());
-    assert_eq!(fall.direction, Some(balance::Direction::Forward));
+    assert_eq!(fall.direction, Some(Direction::Forward));
     // While the legs go up (0.5 to 1 s), as the static test has it.
     assert!(fall.at_ms > 500 && fall.at_ms < 1100, "{}", r.summary());
     // From sitting the static test has it tipping too; so does the simulation.

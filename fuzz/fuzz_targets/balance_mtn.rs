@@ -4,7 +4,8 @@
 #![no_main]
 
 use aibo_motion::robot::profile::Profile;
-use aibo_motion::{balance, mtn, physics};
+use aibo_motion::mtn;
+use aibo_motion::stability::{physics, statics as balance};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -225,7 +225,7 @@ struct Summary {
     notes: Vec<String>,
     likeness: Option<Likeness>,
     /// Whether it stays on its feet (the static test; none without a mass model).
-    balance: Option<aibo_motion::balance::Report>,
+    balance: Option<aibo_motion::stability::statics::Report>,
 }
 
 impl Summary {
@@ -514,10 +514,13 @@ fn balance_warned(
     motion: &mtn::Motion,
     profile: &Profile,
     output: &Path,
-) -> Option<aibo_motion::balance::Report> {
-    let report =
-        aibo_motion::balance::check(motion, profile, aibo_motion::balance::DEFAULT_MARGIN_MM)
-            .ok()?;
+) -> Option<aibo_motion::stability::statics::Report> {
+    let report = aibo_motion::stability::statics::check(
+        motion,
+        profile,
+        aibo_motion::stability::statics::DEFAULT_MARGIN_MM,
+    )
+    .ok()?;
     for span in &report.spans {
         tracing::warn!(
             "{}: balance: {}",

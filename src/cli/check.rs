@@ -41,7 +41,7 @@ pub struct Args {
     #[arg(long)]
     pub balance: bool,
     /// The distance the centre of mass must keep inside the support polygon, mm.
-    #[arg(long, value_name = "MM", default_value_t = aibo_motion::balance::DEFAULT_MARGIN_MM,
+    #[arg(long, value_name = "MM", default_value_t = aibo_motion::stability::statics::DEFAULT_MARGIN_MM,
           requires = "balance", value_parser = super::parse_margin, allow_negative_numbers = true)]
     pub margin: f64,
 }
@@ -81,7 +81,11 @@ pub fn run(args: Args) -> Result<Outcome> {
     }
     super::log_warnings(&report.warnings);
     let balance = if args.balance {
-        Some(aibo_motion::balance::check(&motion, &profile, args.margin)?)
+        Some(aibo_motion::stability::statics::check(
+            &motion,
+            &profile,
+            args.margin,
+        )?)
     } else {
         None
     };
@@ -151,7 +155,7 @@ pub fn run(args: Args) -> Result<Outcome> {
 }
 
 /// The static test's report as `check --json` and `build --json` give it.
-pub fn balance_json(b: &aibo_motion::balance::Report) -> serde_json::Value {
+pub fn balance_json(b: &aibo_motion::stability::statics::Report) -> serde_json::Value {
     json!({
         "summary": b.summary(),
         "required_margin_mm": b.required_margin_mm,
@@ -180,8 +184,8 @@ fn rounded(mm: f64) -> Option<f64> {
 }
 
 /// One unstable span, for the text report (and `build`'s warnings).
-pub fn describe_span(s: &aibo_motion::balance::Span) -> String {
-    use aibo_motion::balance::Verdict;
+pub fn describe_span(s: &aibo_motion::stability::statics::Span) -> String {
+    use aibo_motion::stability::statics::Verdict;
     let kind = match s.verdict {
         Verdict::Unstable if s.dynamic => "dynamic (two paws down, as a trot or pace)",
         Verdict::Unstable if s.fault() => "unstable",

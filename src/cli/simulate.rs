@@ -1,7 +1,7 @@
 //! `aibo-motion simulate`: the motion played on the robot as rigid bodies on a floor.
 
 use super::{json_text, load_motion, print_stdout, Outcome};
-use aibo_motion::physics::{self, SERVO_TORQUE_NM};
+use aibo_motion::stability::physics::{self, SERVO_TORQUE_NM};
 use anyhow::Result;
 use serde_json::json;
 use std::fmt::Write as _;

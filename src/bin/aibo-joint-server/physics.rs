@@ -2,8 +2,8 @@
 //! `aibo-motion simulate` uses), so a streamed motion can be watched falling. The server
 //! says when the robot goes over and when it is back on its feet.
 
-use aibo_motion::physics::{Robot, FALL_TILT_DEG, GRAZE_TILT_DEG, SERVO_TORQUE_NM};
 use aibo_motion::robot::profile::Profile;
+use aibo_motion::stability::physics::{Robot, FALL_TILT_DEG, GRAZE_TILT_DEG, SERVO_TORQUE_NM};
 use anyhow::{Context, Result};
 use firmware_bridge::bridge::{Output, OutputKind};
 use glam::{DQuat, DVec3};

@@ -23,14 +23,14 @@
 //! than the required margin (10 mm unless told) is **marginal**. Tipping from two paws,
 //! one front and one hind, is how a trot or pace moves (Sony's walks): **dynamic**,
 //! reported but no fault.
-
 use glam::{DQuat, DVec2, DVec3};
 use serde::Serialize;
 
+use super::body::{Body, Contact, Part};
+use super::support::{convex_hull, nearest_edge_direction, signed_distance, Direction};
+use super::{attitude, testable_frames, BalanceError, Columns};
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
-use crate::robot::geometry::HullPart;
 use crate::robot::profile::Profile;
-use crate::robot::skeleton::{Pose, Skeleton, SkeletonError};
 
 /// Points this close to the floor (mm) touch it: about what a paw's rubber pad and a
 /// servo's give take up, so that four paws a few mm out of plane all bear weight.
@@ -43,205 +43,13 @@ pub const TILT_TOLERANCE_DEG: f64 = 10.0;
 /// The margin a frame needs by default, mm.
 pub const DEFAULT_MARGIN_MM: f64 = 10.0;
 
-/// The longest motion tested frame by frame (and simulated): an hour of 8 ms frames. A
-/// longer one (a hostile file can last years) is refused rather than left to run.
-pub const MAX_FRAMES: u64 = 450_000;
-
 /// An unstable span longer than this (ms) fails `check --balance`.
 pub const SPAN_FAULT_MS: u64 = 100;
 
 /// Past this turn the robot has gone over (on its side or back); the search stops.
 const OVER_DEG: f64 = 120.0;
 
-/// Why a profile cannot be balanced.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum BalanceError {
-    #[error(transparent)]
-    Skeleton(#[from] SkeletonError),
-    #[error("the {0} profile has no [mass] model")]
-    NoMass(String),
-    #[error(
-        "the motion lasts {hours:.1} hours: too long to test frame by frame (at most {} hours)",
-        MAX_FRAMES as f64 * DENSE_FRAME_MS as f64 / 3_600_000.0
-    )]
-    TooLong { hours: f64 },
-    #[error("the {model} profile's [mass] names {link:?}, which is no bone of its skeleton")]
-    UnknownLink { model: String, link: String },
-    #[error(
-        "the {0} profile's [mass] hull points must be numbers, and its paw and knee radii \
-         from 0 to 100 mm"
-    )]
-    BadGeometry(String),
-    #[error("the {model} profile's [mass] gives {link:?} {kg} kg; a mass is a positive number")]
-    BadMass {
-        model: String,
-        link: String,
-        kg: f64,
-    },
-}
-
-/// What a point that touches the floor is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Part {
-    Paw,
-    Knee,
-    Body(HullPart),
-    Head,
-}
-
-impl Part {
-    /// Going over onto it is a fall (the chest, a flank, the head); onto the rump is
-    /// sitting down, onto the belly lying down, onto knees or elbows kneeling.
-    fn falls_onto(self) -> bool {
-        matches!(
-            self,
-            Part::Head | Part::Body(HullPart::Chest) | Part::Body(HullPart::Flank)
-        )
-    }
-}
-
-/// A point that can touch the floor.
-#[derive(Debug, Clone)]
-struct Contact {
-    name: String,
-    bone: usize,
-    offset: DVec3,
-    part: Part,
-    /// Front (true) or hind (false), for a paw.
-    front: bool,
-    /// It is round: it touches this far below its point, whichever way it is turned.
-    radius: f64,
-}
-
-/// The robot as the static test sees it: skeleton, masses and the points that can touch.
-#[derive(Debug, Clone)]
-pub struct Body {
-    pub skeleton: Skeleton,
-    /// (bone, kg, centre of mass in the bone's frame).
-    masses: Vec<(usize, f64, DVec3)>,
-    pub total_kg: f64,
-    contacts: Vec<Contact>,
-}
-
 impl Body {
-    pub fn of(profile: &Profile) -> Result<Body, BalanceError> {
-        let skeleton = Skeleton::of(profile)?;
-        let model = profile
-            .mass
-            .as_ref()
-            .ok_or_else(|| BalanceError::NoMass(profile.model.clone()))?;
-        let bone = |name: &str| skeleton.bones.iter().position(|b| b.name == name);
-        let mut masses = Vec::new();
-        for l in &model.links {
-            let b = bone(&l.link).ok_or_else(|| BalanceError::UnknownLink {
-                model: profile.model.clone(),
-                link: l.link.clone(),
-            })?;
-            if !(l.kg.is_finite() && l.kg > 0.0 && l.com.iter().all(|v| v.is_finite())) {
-                return Err(BalanceError::BadMass {
-                    model: profile.model.clone(),
-                    link: l.link.clone(),
-                    kg: l.kg,
-                });
-            }
-            masses.push((b, l.kg, DVec3::from(l.com)));
-        }
-        // A user's profile can hold anything: the points and radii must be lengths.
-        let lengths_ok = model
-            .hull
-            .iter()
-            .all(|h| h.at.iter().all(|v| v.is_finite()))
-            && [model.paw_radius, model.knee_radius]
-                .iter()
-                .all(|r| r.is_finite() && (0.0..=100.0).contains(r));
-        if !lengths_ok {
-            return Err(BalanceError::BadGeometry(profile.model.clone()));
-        }
-        let mut contacts = Vec::new();
-        for prefix in ["lf", "rf", "lh", "rh"] {
-            let front = prefix.ends_with('f');
-            if let Some(b) = bone(&format!("{prefix}_paw")) {
-                contacts.push(Contact {
-                    name: format!("{prefix} paw"),
-                    bone: b,
-                    offset: DVec3::ZERO,
-                    part: Part::Paw,
-                    front,
-                    radius: model.paw_radius,
-                });
-            }
-            if let Some(b) = bone(&format!("{prefix}_j3")) {
-                let what = if front { "elbow" } else { "knee" };
-                contacts.push(Contact {
-                    name: format!("{prefix} {what}"),
-                    bone: b,
-                    offset: DVec3::ZERO,
-                    part: Part::Knee,
-                    front,
-                    radius: model.knee_radius,
-                });
-            }
-        }
-        for h in &model.hull {
-            let name = match h.part {
-                HullPart::Belly => "belly",
-                HullPart::Chest => "chest",
-                HullPart::Rump => "rump",
-                HullPart::Flank => "flank",
-            };
-            contacts.push(Contact {
-                name: name.to_string(),
-                bone: 0,
-                offset: DVec3::from(h.at),
-                part: Part::Body(h.part),
-                front: false,
-                radius: 0.0,
-            });
-        }
-        for name in ["nose", "jaw_tip"] {
-            if let Some(b) = bone(name) {
-                contacts.push(Contact {
-                    name: name.replace('_', " "),
-                    bone: b,
-                    offset: DVec3::ZERO,
-                    part: Part::Head,
-                    front: true,
-                    radius: 0.0,
-                });
-            }
-        }
-        Ok(Body {
-            total_kg: masses.iter().map(|m| m.1).sum(),
-            skeleton,
-            masses,
-            contacts,
-        })
-    }
-
-    /// The centre of mass of a pose (mm, the pose's frame).
-    pub fn centre_of_mass(&self, pose: &Pose) -> DVec3 {
-        let weighted: DVec3 = self
-            .masses
-            .iter()
-            .map(|&(b, kg, com)| (pose.positions[b] + pose.rotations[b] * com) * kg)
-            .sum();
-        weighted / self.total_kg
-    }
-
-    /// The points that can touch the floor, by name, where they are for a pose (each
-    /// round one at its lowest point), and the centre of mass: mm, the pose's frame.
-    pub fn touch_points(&self, pose: &Pose) -> (Vec<(String, DVec3)>, DVec3) {
-        let points = self
-            .contacts
-            .iter()
-            .map(|c| {
-                let p = pose.positions[c.bone] + pose.rotations[c.bone] * c.offset;
-                (c.name.clone(), p - DVec3::Z * c.radius)
-            })
-            .collect();
-        (points, self.centre_of_mass(pose))
-    }
-
     /// The static test of one pose: joint angles (radians, profile order) and the body's
     /// roll, pitch and yaw (radians).
     pub fn stance(&self, joints: &[f64], attitude: [f64; 3]) -> Stance {
@@ -432,125 +240,6 @@ pub enum Verdict {
     Unstable,
 }
 
-/// Which way the robot goes, in its own heading.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Direction {
-    Forward,
-    ForwardLeft,
-    Left,
-    BackLeft,
-    Back,
-    BackRight,
-    Right,
-    ForwardRight,
-}
-
-impl Direction {
-    /// The direction of a horizontal vector in the robot's heading (x forward, y left).
-    pub fn of(v: DVec2) -> Direction {
-        let eighth = ((v.y.atan2(v.x).to_degrees() + 360.0 + 22.5) / 45.0).floor() as i64 % 8;
-        [
-            Direction::Forward,
-            Direction::ForwardLeft,
-            Direction::Left,
-            Direction::BackLeft,
-            Direction::Back,
-            Direction::BackRight,
-            Direction::Right,
-            Direction::ForwardRight,
-        ][eighth as usize]
-    }
-
-    pub fn words(self) -> &'static str {
-        match self {
-            Direction::Forward => "forward",
-            Direction::ForwardLeft => "forward and left",
-            Direction::Left => "to the left",
-            Direction::BackLeft => "back and left",
-            Direction::Back => "backward",
-            Direction::BackRight => "back and right",
-            Direction::Right => "to the right",
-            Direction::ForwardRight => "forward and right",
-        }
-    }
-}
-
-/// The convex hull of points, counter-clockwise, without repeats (Andrew's monotone chain).
-pub fn convex_hull(points: &[DVec2]) -> Vec<DVec2> {
-    let mut p: Vec<DVec2> = points.to_vec();
-    p.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
-    p.dedup_by(|a, b| a.distance(*b) < 1e-9);
-    if p.len() < 3 {
-        return p;
-    }
-    let cross = |o: DVec2, a: DVec2, b: DVec2| (a - o).perp_dot(b - o);
-    let mut hull: Vec<DVec2> = Vec::with_capacity(2 * p.len());
-    for pass in 0..2 {
-        let start = hull.len();
-        let ordered: Box<dyn Iterator<Item = &DVec2>> = if pass == 0 {
-            Box::new(p.iter())
-        } else {
-            Box::new(p.iter().rev())
-        };
-        for &q in ordered {
-            while hull.len() >= start + 2
-                && cross(hull[hull.len() - 2], hull[hull.len() - 1], q) <= 1e-9
-            {
-                hull.pop();
-            }
-            hull.push(q);
-        }
-        hull.pop();
-    }
-    hull
-}
-
-/// The distance from `c` to the edge of the polygon `hull` (counter-clockwise), positive
-/// inside; and, outside, the unit direction from the nearest point of the polygon to `c`
-/// (zero inside, or exactly on a line of support).
-pub fn signed_distance(c: DVec2, hull: &[DVec2]) -> (f64, DVec2) {
-    let nearest = nearest_on_boundary(c, hull);
-    let Some(q) = nearest else {
-        return (f64::NEG_INFINITY, DVec2::ZERO);
-    };
-    let d = c.distance(q);
-    let inside = hull.len() >= 3
-        && (0..hull.len()).all(|i| {
-            let (a, b) = (hull[i], hull[(i + 1) % hull.len()]);
-            (b - a).perp_dot(c - a) > 0.0
-        });
-    if inside {
-        (d, DVec2::ZERO)
-    } else if d < 1e-9 {
-        (0.0, DVec2::ZERO)
-    } else {
-        (-d, (c - q) / d)
-    }
-}
-
-/// The point of the polygon's boundary (or segment, or point) nearest `c`.
-fn nearest_on_boundary(c: DVec2, hull: &[DVec2]) -> Option<DVec2> {
-    match hull.len() {
-        0 => None,
-        1 => Some(hull[0]),
-        n => (0..n)
-            .map(|i| {
-                let (a, b) = (hull[i], hull[(i + 1) % n]);
-                let t = ((c - a).dot(b - a) / (b - a).length_squared()).clamp(0.0, 1.0);
-                a + (b - a) * t
-            })
-            .min_by(|p, q| c.distance(*p).total_cmp(&c.distance(*q))),
-    }
-}
-
-/// From the centre of mass toward the nearest edge of the polygon it is inside.
-fn nearest_edge_direction(c: DVec2, hull: &[DVec2]) -> Option<DVec2> {
-    let q = nearest_on_boundary(c, hull)?;
-    let v = q - c;
-    (v.length() > 1e-9).then(|| v.normalize())
-}
-
 /// A stretch of frames that are not statically stable.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Span {
@@ -645,53 +334,6 @@ impl Report {
         }
         line
     }
-}
-
-/// Where each of a profile's joints is among a motion's columns, to read its frames in
-/// the profile's order (the static test, the simulation and the pictures all do).
-#[derive(Debug, Clone)]
-pub struct Columns(Vec<Option<usize>>);
-
-impl Columns {
-    pub fn of(motion: &Motion, profile: &Profile) -> Columns {
-        Columns(
-            profile
-                .joints
-                .iter()
-                .map(|j| motion.locators.iter().position(|l| *l == j.locator))
-                .collect(),
-        )
-    }
-
-    /// A dense frame's joints in the profile's order, radians; a joint the motion lacks
-    /// holds the profile's stand posture (or 0).
-    pub fn angles(&self, profile: &Profile, frame: &mtn::DenseFrame) -> Vec<f64> {
-        let stand = profile.postures.get("stand");
-        self.0
-            .iter()
-            .enumerate()
-            .map(|(j, col)| match col {
-                Some(c) => frame.joints.get(*c).map_or(0.0, |&u| f64::from(u) * 1e-6),
-                None => stand.and_then(|p| p.joints.get(j)).copied().unwrap_or(0.0),
-            })
-            .collect()
-    }
-}
-
-/// A dense frame's body roll, pitch and yaw, radians.
-pub fn attitude(frame: &mtn::DenseFrame) -> [f64; 3] {
-    frame.body.map(|u| f64::from(u) * 1e-6)
-}
-
-/// The motion's dense frame count, or an error where it is too long to test frame by frame.
-pub fn testable_frames(motion: &Motion) -> Result<u64, BalanceError> {
-    let count = mtn::dense_frame_count(motion);
-    if count > MAX_FRAMES {
-        return Err(BalanceError::TooLong {
-            hours: count as f64 * DENSE_FRAME_MS as f64 / 3_600_000.0,
-        });
-    }
-    Ok(count)
 }
 
 /// Each dense frame's stance, in order (8 ms apart).
@@ -795,41 +437,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_hull_and_the_distance_to_it_are_what_geometry_says() {
-        // A 100 mm square with an inner point and a repeated corner: the hull is the
-        // four corners, counter-clockwise.
-        let sq: Vec<DVec2> = [
-            (0.0, 0.0),
-            (100.0, 0.0),
-            (100.0, 100.0),
-            (0.0, 100.0),
-            (50.0, 50.0),
-            (0.0, 0.0),
-        ]
-        .iter()
-        .map(|&(x, y)| DVec2::new(x, y))
-        .collect();
-        let hull = convex_hull(&sq);
-        assert_eq!(hull.len(), 4);
-        let area: f64 = (0..4)
-            .map(|i| hull[i].perp_dot(hull[(i + 1) % 4]))
-            .sum::<f64>()
-            / 2.0;
-        assert!((area - 10_000.0).abs() < 1e-9, "counter-clockwise: {area}");
-        // Inside: the distance to the nearest edge; outside: negative, pointing out.
-        let (d, toward) = signed_distance(DVec2::new(30.0, 50.0), &hull);
-        assert!((d - 30.0).abs() < 1e-9 && toward == DVec2::ZERO);
-        let (d, toward) = signed_distance(DVec2::new(130.0, 50.0), &hull);
-        assert!((d + 30.0).abs() < 1e-9 && (toward - DVec2::X).length() < 1e-9);
-        let (d, _) = signed_distance(DVec2::new(103.0, 104.0), &hull);
-        assert!((d + 5.0).abs() < 1e-9, "to the corner: {d}");
-        // A line of support: on it, zero; off it, negative.
-        let line = convex_hull(&[DVec2::new(0.0, 0.0), DVec2::new(0.0, 100.0)]);
-        assert_eq!(signed_distance(DVec2::new(0.0, 40.0), &line).0, 0.0);
-        assert!((signed_distance(DVec2::new(7.0, 40.0), &line).0 + 7.0).abs() < 1e-9);
-    }
-
-    #[test]
     fn a_point_turned_about_a_floor_line_touches_where_trigonometry_says() {
         // A point 100 mm ahead of the line and 100 mm up, turned forward about y (which
         // lowers what is ahead): it reaches the floor at 45 degrees; a ball of radius
@@ -846,26 +453,5 @@ mod tests {
         assert!(t.to_degrees() > 90.0);
         // Too near the axis to reach the floor: never.
         assert_eq!(first_touch(DVec3::new(0.0, 0.0, 5.0), axis, 10.0), None);
-    }
-
-    #[test]
-    fn a_profile_whose_mass_model_is_not_lengths_and_masses_is_refused() {
-        let good = Profile::builtin("ERS-7").unwrap();
-        assert!(Body::of(&good).is_ok());
-        let mut p = good.clone();
-        p.mass.as_mut().unwrap().hull[0].at[0] = f64::NAN;
-        assert!(matches!(Body::of(&p), Err(BalanceError::BadGeometry(_))));
-        let mut p = good.clone();
-        p.mass.as_mut().unwrap().paw_radius = -1.0;
-        assert!(matches!(Body::of(&p), Err(BalanceError::BadGeometry(_))));
-        let mut p = good.clone();
-        p.mass.as_mut().unwrap().links[0].kg = 0.0;
-        assert!(matches!(Body::of(&p), Err(BalanceError::BadMass { .. })));
-        let mut p = good;
-        p.mass.as_mut().unwrap().links[0].link = "wing".into();
-        assert!(matches!(
-            Body::of(&p),
-            Err(BalanceError::UnknownLink { .. })
-        ));
     }
 }

@@ -1,5 +1,5 @@
 //! `simulate`: the robot as rigid bodies on a floor, for the cases the static test
-//! (`balance`) cannot judge: speed, momentum, slipping. The engine is rapier3d.
+//! (`statics`) cannot judge: speed, momentum, slipping. The engine is rapier3d.
 //!
 //! The robot is the profile's skeleton: the body, the head chain and each leg's three
 //! segments are rigid bodies, with the `[mass]` model's masses at their centres of mass,
@@ -19,7 +19,9 @@ use glam::{DQuat, DVec2, DVec3};
 use rapier3d::prelude::*;
 use serde::Serialize;
 
-use crate::balance::{self, BalanceError, Columns, Direction};
+use super::body::Body;
+use super::support::Direction;
+use super::{statics, BalanceError, Columns};
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
 use crate::robot::geometry::HullPart;
 use crate::robot::profile::Profile;
@@ -198,7 +200,7 @@ impl Robot {
         attitude: DQuat,
         torque_nm: f64,
     ) -> Result<Robot, BalanceError> {
-        let body = balance::Body::of(profile)?;
+        let body = Body::of(profile)?;
         let model = profile
             .mass
             .as_ref()
@@ -534,7 +536,7 @@ impl Robot {
 /// The body's attitude a frame gives, without its yaw (which turns the robot on the
 /// floor without changing its balance).
 fn attitude_of(f: &mtn::DenseFrame) -> DQuat {
-    let [roll, pitch, _] = balance::attitude(f);
+    let [roll, pitch, _] = super::attitude(f);
     DQuat::from_axis_angle(DVec3::NEG_Y, pitch) * DQuat::from_axis_angle(DVec3::X, roll)
 }
 
@@ -544,7 +546,7 @@ fn start(
     motion: &Motion,
     profile: &Profile,
     columns: &Columns,
-    first: Option<&balance::Stance>,
+    first: Option<&statics::Stance>,
     torque_nm: f64,
 ) -> Result<Option<Robot>, BalanceError> {
     let Some(frame) = mtn::dense_frame_at(motion, 0) else {
@@ -569,7 +571,7 @@ pub fn simulate(
     profile: &Profile,
     torque_nm: f64,
 ) -> Result<Report, BalanceError> {
-    let stances = balance::stances(motion, profile)?;
+    let stances = statics::stances(motion, profile)?;
     let uncertain_masses = profile.mass.as_ref().is_some_and(|m| m.uncertain);
     let columns = Columns::of(motion, profile);
     let Some(mut robot) = start(motion, profile, &columns, stances.first(), torque_nm)? else {
@@ -688,9 +690,9 @@ pub fn bones_at(
     indices: &[u64],
 ) -> Result<Vec<Vec<DVec3>>, BalanceError> {
     // Played frame by frame up to the last index: as long as the static test allows.
-    balance::testable_frames(motion)?;
+    super::testable_frames(motion)?;
     let columns = Columns::of(motion, profile);
-    let first = balance::stances_at(motion, profile, [0])?;
+    let first = statics::stances_at(motion, profile, [0])?;
     let Some(mut robot) = start(motion, profile, &columns, first.first(), torque_nm)? else {
         return Ok(Vec::new());
     };

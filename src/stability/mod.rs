@@ -1,0 +1,99 @@
+//! Will the dog stay on its feet? Three parts, used by every command that asks:
+//!
+//! - [`body`]: the robot as rigid links with masses, and the points of it that can touch
+//!   the floor (paws, elbows and knees, the body's hull, the head);
+//! - [`statics`]: the static test of every 8 ms frame of a motion (`check --balance`,
+//!   `build`, the gate before `play` and `stick add`, `preview`);
+//! - [`physics`]: the robot as rigid bodies on a floor (`simulate`, `preview --physics`,
+//!   `aibo-joint-server --physics`).
+//!
+//! [`support`] holds the plane geometry they share: the support polygon and the distance
+//! to its edge.
+
+pub mod body;
+#[cfg(feature = "physics")]
+pub mod physics;
+pub mod statics;
+pub mod support;
+
+use crate::mtn::{self, Motion, DENSE_FRAME_MS};
+use crate::robot::profile::Profile;
+use crate::robot::skeleton::SkeletonError;
+
+/// The longest motion tested frame by frame (and simulated): an hour of 8 ms frames. A
+/// longer one (a hostile file can last years) is refused rather than left to run.
+pub const MAX_FRAMES: u64 = 450_000;
+
+/// Why a profile cannot be balanced.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum BalanceError {
+    #[error(transparent)]
+    Skeleton(#[from] SkeletonError),
+    #[error("the {0} profile has no [mass] model")]
+    NoMass(String),
+    #[error(
+        "the motion lasts {hours:.1} hours: too long to test frame by frame (at most {} hours)",
+        MAX_FRAMES as f64 * DENSE_FRAME_MS as f64 / 3_600_000.0
+    )]
+    TooLong { hours: f64 },
+    #[error("the {model} profile's [mass] names {link:?}, which is no bone of its skeleton")]
+    UnknownLink { model: String, link: String },
+    #[error(
+        "the {0} profile's [mass] hull points must be numbers, and its paw and knee radii \
+         from 0 to 100 mm"
+    )]
+    BadGeometry(String),
+    #[error("the {model} profile's [mass] gives {link:?} {kg} kg; a mass is a positive number")]
+    BadMass {
+        model: String,
+        link: String,
+        kg: f64,
+    },
+}
+
+/// Where each of a profile's joints is among a motion's columns, to read its frames in
+/// the profile's order (the static test, the simulation and the pictures all do).
+#[derive(Debug, Clone)]
+pub struct Columns(Vec<Option<usize>>);
+
+impl Columns {
+    pub fn of(motion: &Motion, profile: &Profile) -> Columns {
+        Columns(
+            profile
+                .joints
+                .iter()
+                .map(|j| motion.locators.iter().position(|l| *l == j.locator))
+                .collect(),
+        )
+    }
+
+    /// A dense frame's joints in the profile's order, radians; a joint the motion lacks
+    /// holds the profile's stand posture (or 0).
+    pub fn angles(&self, profile: &Profile, frame: &mtn::DenseFrame) -> Vec<f64> {
+        let stand = profile.postures.get("stand");
+        self.0
+            .iter()
+            .enumerate()
+            .map(|(j, col)| match col {
+                Some(c) => frame.joints.get(*c).map_or(0.0, |&u| f64::from(u) * 1e-6),
+                None => stand.and_then(|p| p.joints.get(j)).copied().unwrap_or(0.0),
+            })
+            .collect()
+    }
+}
+
+/// A dense frame's body roll, pitch and yaw, radians.
+pub fn attitude(frame: &mtn::DenseFrame) -> [f64; 3] {
+    frame.body.map(|u| f64::from(u) * 1e-6)
+}
+
+/// The motion's dense frame count, or an error where it is too long to test frame by frame.
+pub fn testable_frames(motion: &Motion) -> Result<u64, BalanceError> {
+    let count = mtn::dense_frame_count(motion);
+    if count > MAX_FRAMES {
+        return Err(BalanceError::TooLong {
+            hours: count as f64 * DENSE_FRAME_MS as f64 / 3_600_000.0,
+        });
+    }
+    Ok(count)
+}
