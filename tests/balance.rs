@@ -324,7 +324,11 @@ fn sonys_own_motions_never_tip_and_stand_inside_their_paws() {
         let p = Profile::for_design_label(&m.design_label).unwrap();
         let all = statics::stances(&m, &p).unwrap();
         let walk = m.name.contains("walk");
-        for (i, s) in all.iter().enumerate() {
+        // Sony's own, frame by frame; another maker's (Doggies Galore's sit-to-stand, which
+        // leaves the body's attitude out and settles onto its belly for a few frames) must
+        // pass the gate below.
+        let sonys = path.to_string_lossy().contains("/sony-");
+        for (i, s) in all.iter().enumerate().filter(|_| sonys) {
             let at = format!("{} at {} ms", path.display(), i * 8);
             // Nothing tips (a walk may, from two paws, as a trot does).
             assert!(!s.tips || (walk && s.dynamic), "{at}: {s:?}");

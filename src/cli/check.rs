@@ -19,11 +19,14 @@ use std::path::PathBuf;
                         Speeds are the angle change over a segment's duration, (n + 1) × 16 ms.\n\n\
                         Balance (static): each 8 ms frame is put on a flat floor at the body \
                         attitude the motion carries, and turns about the edge of its support \
-                        until it rests. A frame is unstable when the centre of mass is less \
-                        than --margin inside the support polygon, or when the robot must tip \
-                        more than 10° (or rests on its head) to rest. Tipping from two paws, \
-                        one front and one hind, is how a trot or pace moves: reported as \
-                        dynamic, not as a fault.")]
+                        until it rests. It is meant to stand on its paws (a sit also on its \
+                        rump, a sleep on its elbows and belly). A frame is unstable when its \
+                        centre of mass is outside that support, or when it must go over onto \
+                        anything else to rest: an elbow or knee, the chest, a flank or the \
+                        head; marginal when inside by less than --margin. Exit 1 when an \
+                        unstable span lasts longer than 100 ms. Tipping from two paws, one \
+                        front and one hind, is how a trot or pace moves: reported as dynamic, \
+                        not as a fault.")]
 pub struct Args {
     /// The MTN motion to check.
     pub file: PathBuf,

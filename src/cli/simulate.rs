@@ -8,10 +8,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 /// Play the motion on a simulated robot (rigid bodies on a flat floor, rapier3d), and
-/// say whether and when it falls, which paws slip, and where the body goes. A fall is the
-/// body tipping more than 45° from the attitude the motion means it to have, or the head
-/// striking the floor; resting on the body, as a sit or sleep does, is not. Exit status 1
-/// when it falls (as `check` exits for a finding), 0 when it stays up.
+/// say whether and when it falls, which paws slip, and where the body goes. It falls when
+/// the body tips more than 45° from the attitude the motion means (the static test's: where
+/// it stands on its paws, or on a sit's rump or a sleep's elbows and belly), when the head
+/// strikes the floor, or when it leans over more than 15° onto anything else (an elbow or
+/// knee, the chest, a flank) for longer than 100 ms. Exit status 1 when it falls (as
+/// `check` exits for a finding), 0 when it stays up.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  aibo-motion simulate dance.mtn\n  \
                         aibo-motion simulate dance.mtn --json\n\n\

@@ -10,22 +10,83 @@ use crate::robot::geometry::HullPart;
 use crate::robot::profile::Profile;
 use crate::robot::skeleton::{Pose, Skeleton};
 
+/// What a point that can touch the floor is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Part {
     Paw,
+    /// An elbow (front) or a knee (hind).
     Knee,
     Body(HullPart),
     Head,
 }
 
 impl Part {
-    /// Going over onto it is a fall (the chest, a flank, the head); onto the rump is
-    /// sitting down, onto the belly lying down, onto knees or elbows kneeling.
-    pub fn falls_onto(self) -> bool {
-        matches!(
-            self,
-            Part::Head | Part::Body(HullPart::Chest) | Part::Body(HullPart::Flank)
-        )
+    /// What people call it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Part::Paw => "paw",
+            Part::Knee => "elbow or knee",
+            Part::Body(HullPart::Belly) => "belly",
+            Part::Body(HullPart::Chest) => "chest",
+            Part::Body(HullPart::Rump) => "rump",
+            Part::Body(HullPart::Flank) => "flank",
+            Part::Head => "head",
+        }
+    }
+
+    fn bit(self) -> u8 {
+        match self {
+            Part::Paw => 1,
+            Part::Knee => 2,
+            Part::Body(HullPart::Belly) => 4,
+            Part::Body(HullPart::Chest) => 8,
+            Part::Body(HullPart::Rump) => 16,
+            Part::Body(HullPart::Flank) => 32,
+            Part::Head => 64,
+        }
+    }
+}
+
+/// How a standard posture rests: its body pitch (radians, nose up +) and the parts it
+/// rests on there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Resting {
+    pub pitch: f64,
+    pub rests: Parts,
+}
+
+impl Resting {
+    /// The posture's attitude (level, at its pitch).
+    pub fn attitude(&self) -> glam::DQuat {
+        glam::DQuat::from_axis_angle(DVec3::NEG_Y, self.pitch)
+    }
+}
+
+/// A set of kinds of [`Part`]: what a posture rests on.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Parts(u8);
+
+impl Parts {
+    /// Standing: the paws only.
+    pub const PAWS: Parts = Parts(1);
+
+    pub fn contains(self, part: Part) -> bool {
+        self.0 & part.bit() != 0
+    }
+
+    /// A posture that rests on its rump or its belly (a sit, a sleep) may rest on either:
+    /// a sitting robot settles onto its belly, a lying one onto its rump.
+    pub fn seated(self) -> Parts {
+        let seat = Part::Body(HullPart::Rump).bit() | Part::Body(HullPart::Belly).bit();
+        if self.0 & seat != 0 {
+            Parts(self.0 | seat)
+        } else {
+            self
+        }
+    }
+
+    pub fn with(self, part: Part) -> Parts {
+        Parts(self.0 | part.bit())
     }
 }
 
@@ -50,6 +111,11 @@ pub struct Body {
     masses: Vec<(usize, f64, DVec3)>,
     pub total_kg: f64,
     pub contacts: Vec<Contact>,
+    /// The profile's joints that place the legs.
+    leg_joints: Vec<usize>,
+    /// Each standard posture's leg joints (radians, `leg_joints` order), its body pitch,
+    /// and what it rests on (paws always; a sit its rump, a sleep its elbows and belly).
+    postures: Vec<(Vec<f64>, f64, Parts)>,
 }
 
 impl Body {
@@ -139,12 +205,72 @@ impl Body {
                 });
             }
         }
-        Ok(Body {
+        let leg_joints: Vec<usize> = skeleton
+            .bones
+            .iter()
+            .filter(|b| ["_j1", "_j2", "_j3"].iter().any(|s| b.name.ends_with(s)))
+            .filter_map(|b| b.joint)
+            .collect();
+        let mut body = Body {
             total_kg: masses.iter().map(|m| m.1).sum(),
             skeleton,
             masses,
             contacts,
-        })
+            leg_joints,
+            postures: Vec::new(),
+        };
+        // What each standard posture rests on, found by the static test itself with
+        // every part but the head allowed.
+        let anything = body
+            .contacts
+            .iter()
+            .filter(|c| c.part != Part::Head)
+            .fold(Parts::PAWS, |set, c| set.with(c.part));
+        body.postures = profile
+            .postures
+            .values()
+            .filter(|p| p.joints.len() == profile.joints.len())
+            .map(|p| {
+                let own = Resting {
+                    pitch: p.body_pitch,
+                    rests: anything,
+                };
+                let rests = body
+                    .stance_allowing(&p.joints, [0.0, p.body_pitch, 0.0], own)
+                    .resting_parts
+                    .iter()
+                    .fold(Parts::PAWS, |set, &part| set.with(part))
+                    .seated();
+                let legs = body.leg_joints.iter().map(|&j| p.joints[j]).collect();
+                (legs, p.body_pitch, rests)
+            })
+            .collect();
+        Ok(body)
+    }
+
+    /// The standard posture whose legs are nearest `joints` (radians, profile order):
+    /// its body pitch and what it rests on. Standing on the paws, level, without postures.
+    pub fn nearest_posture(&self, joints: &[f64]) -> Resting {
+        let distance = |legs: &[f64]| -> f64 {
+            self.leg_joints
+                .iter()
+                .zip(legs)
+                .map(|(&j, p)| (joints.get(j).copied().unwrap_or(0.0) - p).powi(2))
+                .sum()
+        };
+        self.postures
+            .iter()
+            .min_by(|a, b| distance(&a.0).total_cmp(&distance(&b.0)))
+            .map_or(
+                Resting {
+                    pitch: 0.0,
+                    rests: Parts::PAWS,
+                },
+                |(_, pitch, rests)| Resting {
+                    pitch: *pitch,
+                    rests: *rests,
+                },
+            )
     }
 
     /// The centre of mass of a pose (mm, the pose's frame).

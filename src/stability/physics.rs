@@ -9,19 +9,23 @@
 //! [`SERVO_TORQUE_NM`]. The ears, mouth and tail ride on their parents. The floor is flat,
 //! with rubber-on-wood friction under the paws.
 //!
-//! A **fall** is the body tipping more than [`FALL_TILT_DEG`] away from the attitude the
-//! motion means it to have (the static test's resting attitude, which is what the legs
-//! give it), the head striking the floor, or the robot going over onto its chest or a
-//! flank where the motion does not mean it to lie (what the static test calls tipping).
-//! Resting on the belly or rump, as Sony's sit and sleep do, is not a fall.
+//! A **fall** is judged against the attitude the motion means, as the static test
+//! (`statics`) defines it for every frame: where the robot stands on what it is meant to
+//! (its paws, and the rump, belly or elbows where its posture rests there). It falls when
+//! the body tips more than [`FALL_TILT_DEG`] from that attitude, when the head strikes
+//! the floor, or when it leans more than [`LEAN_DEG`] from it onto a part its posture does
+//! not rest on: an elbow or knee, the chest, a flank, or the rump or belly of a robot
+//! that is standing. [`Robot::fall`] is that rule; `simulate` and `aibo-joint-server
+//! --physics` both use it.
 
 use glam::{DQuat, DVec2, DVec3};
 use rapier3d::prelude::*;
 use serde::Serialize;
 
-use super::body::Body;
+use super::body::{self, Body, Resting};
+use super::statics::{self, LEAN_DEG};
 use super::support::Direction;
-use super::{statics, BalanceError, Columns};
+use super::{BalanceError, Columns};
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
 use crate::robot::geometry::HullPart;
 use crate::robot::profile::Profile;
@@ -33,10 +37,6 @@ pub const SERVO_TORQUE_NM: f64 = 5.4542;
 
 /// Tipping further than this from the intended attitude is a fall, degrees.
 pub const FALL_TILT_DEG: f64 = 45.0;
-
-/// Leaning further than this (degrees) with the chest or a flank on the floor is going
-/// over onto it.
-pub const GRAZE_TILT_DEG: f64 = 15.0;
 
 /// Physics steps per 8 ms frame.
 const SUBSTEPS: u32 = 4;
@@ -79,7 +79,8 @@ pub struct Fall {
     pub direction: Option<Direction>,
     /// The head struck the floor.
     pub head_struck: bool,
-    /// What struck the floor: `head`, `chest`, `flank`, or `body` (tipped past 45°).
+    /// What it went over onto: `head`, `chest`, `flank`, `elbow or knee`, `rump`,
+    /// `belly`, or `body` (tipped past 45°).
     pub onto: String,
 }
 
@@ -181,14 +182,69 @@ pub struct Robot {
     owner: Vec<usize>,
     /// `parts[0]` is the body.
     parts: Vec<Part>,
-    head: Vec<ColliderHandle>,
-    over: Vec<(&'static str, ColliderHandle)>,
+    /// The static test's view of the robot, to find the attitude a pose means.
+    statics: Body,
+    /// Every collider that can touch the floor but the paws, with what it is.
+    parts_touching: Vec<(body::Part, ColliderHandle)>,
     paws: Vec<(String, ColliderHandle)>,
     /// Each joint's largest step in one physics step, rad.
     max_step: Vec<f64>,
     command: Vec<f64>,
     /// Where the body started, m.
     origin: DVec3,
+}
+
+/// Falls as they happen, frame by frame: the head striking or a tip past
+/// [`FALL_TILT_DEG`] counts at once; leaning onto a part the posture does not rest on
+/// counts once it has lasted longer than the static test's faults
+/// ([`statics::SPAN_FAULT_MS`]), as a frame whose meant attitude flickers between two
+/// supports is no fall.
+#[derive(Debug, Clone, Default)]
+pub struct FallWatch {
+    /// Since when (ms) the robot has leant onto a part, and the first such finding.
+    leaning: Option<(u64, Fallen)>,
+}
+
+impl FallWatch {
+    /// What [`Robot::fall`] found at `t_ms`; a fall, with when it began, once it counts.
+    pub fn observe(&mut self, t_ms: u64, found: Option<Fallen>) -> Option<(u64, Fallen)> {
+        let Some(found) = found else {
+            self.leaning = None;
+            return None;
+        };
+        let at_once = matches!(found.onto, None | Some(body::Part::Head));
+        if at_once {
+            return Some((t_ms, found));
+        }
+        let (since, first) = *self.leaning.get_or_insert((t_ms, found));
+        (t_ms - since > statics::SPAN_FAULT_MS).then_some((since, first))
+    }
+}
+
+/// What a frame means, for [`Robot::fall`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Meant {
+    /// Where it stands on what it is meant to (the static test's meant attitude).
+    pub attitude: DQuat,
+    /// The attitude the motion carries.
+    pub carried: DQuat,
+    /// How its nearest standard posture rests.
+    pub posture: Resting,
+}
+
+/// What [`Robot::fall`] found.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fallen {
+    /// The part it went over onto (none: it tipped past [`FALL_TILT_DEG`]).
+    pub onto: Option<body::Part>,
+    pub tilt_deg: f64,
+}
+
+impl Fallen {
+    /// `head`, `chest`, `elbow or knee`, …, or `body` when it tipped past the limit.
+    pub fn onto_word(&self) -> &'static str {
+        self.onto.map_or("body", body::Part::word)
+    }
 }
 
 impl Robot {
@@ -200,15 +256,15 @@ impl Robot {
         attitude: DQuat,
         torque_nm: f64,
     ) -> Result<Robot, BalanceError> {
-        let body = Body::of(profile)?;
+        let judge = Body::of(profile)?;
         let model = profile
             .mass
             .as_ref()
             .ok_or_else(|| BalanceError::NoMass(profile.model.clone()))?;
-        let skeleton = body.skeleton.clone();
+        let skeleton = judge.skeleton.clone();
         // Where every bone is: the pose, turned, its lowest point 1 mm over the floor.
         let pose = skeleton.pose(angles, [0.0; 3]);
-        let (touch, _) = body.touch_points(&pose);
+        let (touch, _) = judge.touch_points(&pose);
         let lowest = touch
             .iter()
             .map(|(_, p)| (attitude * *p).z)
@@ -243,7 +299,7 @@ impl Robot {
             };
         }
         let mut parts: Vec<Part> = Vec::new();
-        let (mut head, mut over, mut paws) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut parts_touching, mut paws) = (Vec::new(), Vec::new());
         for (i, bone) in skeleton.bones.iter().enumerate() {
             if owner[i] != i {
                 continue;
@@ -295,7 +351,9 @@ impl Robot {
                     .build(),
             );
             // Shapes that can touch the floor, massless (the masses are above).
-            let mut shapes: Vec<(ColliderBuilder, &'static str)> = Vec::new();
+            // Each shape, and what it is when it touches the floor (none: the body's hull,
+            // which the inset balls below tell apart).
+            let mut shapes: Vec<(ColliderBuilder, Option<body::Part>)> = Vec::new();
             if i == 0 {
                 // The body: the hull the static test uses, closed by a flat top.
                 let mut points: Vec<Vector> = model
@@ -310,22 +368,16 @@ impl Robot {
                     ColliderBuilder::cuboid(0.1, 0.045, 0.0425)
                         .translation(Vector::new(0.0, 0.0, -0.0025))
                 });
-                shapes.push((hull, "body"));
-                // Small spheres just inside the hull at the chest and flanks tell when the
-                // robot goes over onto them.
+                shapes.push((hull, None));
+                // Small balls just inside the hull at each of its points (belly, chest,
+                // rump, flanks) tell which part the robot is lying on.
                 for h in &model.hull {
-                    if matches!(h.part, HullPart::Chest | HullPart::Flank) {
-                        let at = DVec3::from(h.at);
-                        let inward = DVec3::new(at.x, at.y, at.z + 2.5).normalize_or_zero() * 6.0;
-                        shapes.push((
-                            ColliderBuilder::ball(0.006).translation(v3((at - inward) / 1000.0)),
-                            if h.part == HullPart::Chest {
-                                "chest"
-                            } else {
-                                "flank"
-                            },
-                        ));
-                    }
+                    let at = DVec3::from(h.at);
+                    let inward = DVec3::new(at.x, at.y, at.z + 2.5).normalize_or_zero() * 6.0;
+                    shapes.push((
+                        ColliderBuilder::ball(0.006).translation(v3((at - inward) / 1000.0)),
+                        Some(body::Part::Body(h.part)),
+                    ));
                 }
             } else if bone.name.starts_with("head")
                 && skeleton
@@ -343,7 +395,7 @@ impl Robot {
                         0.0,
                         0.0,
                     )),
-                    "head",
+                    Some(body::Part::Head),
                 ));
             } else if bone.name.ends_with("_j2") || bone.name.ends_with("_j3") {
                 let end = skeleton
@@ -351,20 +403,32 @@ impl Robot {
                     .map(|c| skeleton.bones[c].offset)
                     .find(|o| o.length() > 1.0)
                     .unwrap_or(DVec3::new(0.0, 0.0, -65.0));
+                // The segment, stopping short of the paw's ball so that a paw on the floor
+                // is not taken for the shin lying on it.
+                let paw_end = bone.name.ends_with("_j3");
+                let reach = if paw_end {
+                    end * (1.0 - (model.paw_radius + 5.0) / end.length().max(1.0)).max(0.0)
+                } else {
+                    end
+                };
                 shapes.push((
-                    ColliderBuilder::capsule_from_endpoints(Vector::ZERO, v3(end / 1000.0), 0.015),
-                    "limb",
+                    ColliderBuilder::capsule_from_endpoints(
+                        Vector::ZERO,
+                        v3(reach / 1000.0),
+                        0.015,
+                    ),
+                    Some(body::Part::Knee),
                 ));
-                if bone.name.ends_with("_j3") {
+                if paw_end {
                     shapes.push((
                         ColliderBuilder::ball((model.paw_radius / 1000.0) as f32)
                             .translation(v3(end / 1000.0)),
-                        "paw",
+                        Some(body::Part::Paw),
                     ));
                 }
             }
             for (shape, kind) in shapes {
-                let friction = if kind == "paw" {
+                let friction = if kind == Some(body::Part::Paw) {
                     PAW_FRICTION
                 } else {
                     BODY_FRICTION
@@ -378,10 +442,11 @@ impl Robot {
                     &mut world.bodies,
                 );
                 match kind {
-                    "head" => head.push(c),
-                    "chest" | "flank" => over.push((kind, c)),
-                    "paw" => paws.push((bone.name.trim_end_matches("_j3").to_string() + " paw", c)),
-                    _ => {}
+                    Some(body::Part::Paw) => {
+                        paws.push((bone.name.trim_end_matches("_j3").to_string() + " paw", c))
+                    }
+                    Some(part) => parts_touching.push((part, c)),
+                    None => {}
                 }
             }
             // The servo that turns it, from its parent's body.
@@ -421,8 +486,8 @@ impl Robot {
             floor,
             skeleton,
             owner,
-            head,
-            over,
+            statics: judge,
+            parts_touching,
             paws,
             max_step: profile
                 .joints
@@ -488,17 +553,73 @@ impl Robot {
         (d3(self.world.bodies[self.parts[0].handle].translation()) - self.origin) * 1000.0
     }
 
-    /// The head touches the floor.
-    pub fn head_down(&self) -> bool {
-        self.head.iter().any(|&c| self.touching(c))
+    /// The parts other than the paws that touch the floor.
+    pub fn touching_parts(&self) -> Vec<body::Part> {
+        let mut parts: Vec<body::Part> = self
+            .parts_touching
+            .iter()
+            .filter(|(_, c)| self.touching(*c))
+            .map(|(part, _)| *part)
+            .collect();
+        parts.dedup();
+        parts
     }
 
-    /// The chest or a flank touches the floor: which.
-    pub fn over(&self) -> Option<&'static str> {
-        self.over
-            .iter()
-            .find(|(_, c)| self.touching(*c))
-            .map(|(part, _)| *part)
+    /// What a pose (joint angles, radians, profile order) means where nothing else says
+    /// (a stream of joint angles carries no body attitude): the attitude the static test
+    /// finds from the body pitch of the nearest standard posture, that carried pitch, and
+    /// what the posture rests on.
+    pub fn meant(&self, angles: &[f64]) -> Meant {
+        let posture = self.statics.nearest_posture(angles);
+        let carried = posture.attitude();
+        let stance = self
+            .statics
+            .stance_allowing(angles, [0.0, posture.pitch, 0.0], posture);
+        Meant {
+            attitude: stance.meant * carried,
+            carried,
+            posture,
+        }
+    }
+
+    /// Whether the robot has fallen, judged as the module defines it against what the
+    /// motion means: what it went over onto, and how far it leans from the meant
+    /// attitude (degrees). As in the static test, a part other than a paw may touch while
+    /// the body is within [`LEAN_DEG`] of the meant or the carried attitude, or, where the
+    /// posture rests on it, of the posture's own.
+    pub fn fall(&self, meant: &Meant) -> Option<Fallen> {
+        let up = self.attitude() * DVec3::Z;
+        let from = |q: DQuat| up.angle_between(q * DVec3::Z).to_degrees();
+        let tilt = from(meant.attitude);
+        let lean = tilt.min(from(meant.carried));
+        let seated = lean.min(from(meant.posture.attitude()));
+        let rests = meant.posture.rests;
+        let parts = self.touching_parts();
+        let onto = if parts.contains(&body::Part::Head) {
+            Some(body::Part::Head)
+        } else {
+            // Name the part that tells most: going forward, the chest strikes with the
+            // front of the belly.
+            let telling = [
+                body::Part::Body(HullPart::Chest),
+                body::Part::Body(HullPart::Flank),
+                body::Part::Knee,
+                body::Part::Body(HullPart::Belly),
+                body::Part::Body(HullPart::Rump),
+            ];
+            telling.into_iter().find(|p| {
+                parts.contains(p)
+                    && if rests.contains(*p) {
+                        seated > LEAN_DEG
+                    } else {
+                        lean > LEAN_DEG
+                    }
+            })
+        };
+        (onto.is_some() || tilt > FALL_TILT_DEG).then_some(Fallen {
+            onto,
+            tilt_deg: tilt,
+        })
     }
 
     /// Each paw: its name, where it is over the floor (mm, x and y), and whether it is down.
@@ -552,9 +673,7 @@ fn start(
     let Some(frame) = mtn::dense_frame_at(motion, 0) else {
         return Ok(None);
     };
-    let turn = first
-        .filter(|s| !s.tips)
-        .map_or(DQuat::IDENTITY, |s| s.turn);
+    let turn = first.map_or(DQuat::IDENTITY, |s| s.meant);
     let mut robot = Robot::new(
         profile,
         &columns.angles(profile, &frame),
@@ -591,55 +710,42 @@ pub fn simulate(
     let mut slip_from: Vec<Option<DVec2>> = vec![None; paw_count];
     let mut slipped: Vec<f64> = vec![0.0; paw_count];
     let mut end = frames;
-    let mut meant_turn = DQuat::IDENTITY;
+    let mut watch = FallWatch::default();
     for (k, f) in mtn::dense_frames(motion).enumerate() {
         robot.step(&columns.angles(profile, &f));
         let t_ms = k as u64 * DENSE_FRAME_MS;
         let rotation = robot.attitude();
-        // The attitude the motion means: where the legs put the body at rest; where the
-        // static test finds it tipping, the last attitude it meant before.
-        if !stances[k].tips {
-            meant_turn = stances[k].turn;
-        }
-        let meant = meant_turn * attitude_of(&f);
-        let (up, meant_up) = (rotation * DVec3::Z, meant * DVec3::Z);
+        // The attitude the motion means: where it stands on what it is meant to.
+        let carried = attitude_of(&f);
+        let meant = Meant {
+            attitude: stances[k].meant * carried,
+            carried,
+            posture: stances[k].posture,
+        };
+        let (up, meant_up) = (rotation * DVec3::Z, meant.attitude * DVec3::Z);
         let tilt = up.angle_between(meant_up).to_degrees();
-        let head_struck = robot.head_down();
-        // Over onto the chest or a flank: it touches, and the robot has gone over (the
-        // static test has it tipping there, or it leans well away from what is meant). A
-        // chest grazing the floor as the robot lies down is no fall.
-        let struck = robot
-            .over()
-            .filter(|_| stances[k].tips || tilt > GRAZE_TILT_DEG);
-        if fall.is_none() && (tilt > FALL_TILT_DEG || head_struck || struck.is_some()) {
-            let onto = match (head_struck, struck) {
-                (true, _) => "head",
-                (false, Some(part)) => part,
-                _ => "body",
-            };
-            // Which way, in the body's own heading: toward what struck, or the lean.
-            let heading = rotation * DVec3::X;
-            let unyaw = DQuat::from_axis_angle(DVec3::Z, -heading.y.atan2(heading.x));
-            let lean = (unyaw * (up - meant_up)).truncate();
-            let direction = match onto {
-                "head" | "chest" => Some(Direction::Forward),
-                // The up vector leans the way the robot went over.
-                "flank" => Some(if (unyaw * up).y > 0.0 {
-                    Direction::Left
-                } else {
-                    Direction::Right
-                }),
-                _ => (lean.length() > 1e-6).then(|| Direction::of(lean)),
-            };
-            fall = Some(Fall {
-                at_ms: t_ms,
-                tilt_deg: tilt,
-                direction,
-                head_struck,
-                onto: onto.to_string(),
-            });
-            // Half a second more shows where it ends up.
-            end = (k + (500 / DENSE_FRAME_MS) as usize).min(frames);
+        if fall.is_none() {
+            if let Some((since, fallen)) = watch.observe(t_ms, robot.fall(&meant)) {
+                // Which way, in the body's own heading: toward what struck, or the lean.
+                let heading = rotation * DVec3::X;
+                let unyaw = DQuat::from_axis_angle(DVec3::Z, -heading.y.atan2(heading.x));
+                let lean = (unyaw * (up - meant_up)).truncate();
+                let direction = match fallen.onto {
+                    Some(body::Part::Head) | Some(body::Part::Body(HullPart::Chest)) => {
+                        Some(Direction::Forward)
+                    }
+                    _ => (lean.length() > 1e-6).then(|| Direction::of(lean)),
+                };
+                fall = Some(Fall {
+                    at_ms: since,
+                    tilt_deg: fallen.tilt_deg,
+                    direction,
+                    head_struck: fallen.onto == Some(body::Part::Head),
+                    onto: fallen.onto_word().to_string(),
+                });
+                // Half a second more shows where it ends up.
+                end = (k + (500 / DENSE_FRAME_MS) as usize).min(frames);
+            }
         }
         for (n, (_, xy, down)) in robot.paws().enumerate() {
             if down {

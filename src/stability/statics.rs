@@ -11,22 +11,37 @@
 //!    line) nearest the centre of mass, toward it, until another point touches; again,
 //!    until it rests.
 //!
-//! The frame's **margin** is the distance from the centre of mass's projection to the
-//! edge of the polygon it rests on, positive inside. It **tips** when, to rest, it turns
-//! more than [`TILT_TOLERANCE_DEG`] over onto its chest or a flank (points it did not
-//! stand on), or touches the floor with its head, or goes right over; its margin is then
-//! that of the support it tipped from, in the direction it went. Turning onto all four
-//! paws, the rump (sitting down) or the belly (lying down) is the legs finding the floor:
-//! Sony's files often leave the body's attitude out.
+//! **What a frame means to stand on.** The attitude a motion means is where it rests on
+//! its intended supports, found by the same turning:
+//! - its paws, reached within [`FIND_FLOOR_DEG`] of the carried attitude (the legs
+//!   finding the floor: Sony's files approximate the body's attitude or leave it out);
+//! - what the frame's posture rests on: the standard posture (stand, sit, sleep) nearest
+//!   its legs is tested once, and a sit rests on its rump, a sleep on its elbows and
+//!   belly (a robot on its rump may settle onto its belly, and back); these within
+//!   [`LEAN_DEG`] of the posture's attitude or the carried one;
+//! - any other part but the head (an elbow, a knee, the chest, a flank, or the rump or
+//!   belly of a standing robot) only within [`LEAN_DEG`] of the carried attitude: a
+//!   forearm settling, the chest grazing.
+//!
+//! A motion that `build` wrote carries the attitude its planned supports give, so its
+//! placement already stands on them. The frame **tips** when, to rest, it comes down on
+//! anything else (the head, or an elbow reached by rolling 40° off a raised paw), or goes
+//! right over; its **margin** is then that of the support it tipped from (negative), in
+//! the direction it went, and the **meant attitude** is where it stood on that support.
+//! Otherwise it rests, the meant attitude is its rest, and its margin is the distance
+//! from the centre of mass's projection to the edge of the support polygon, positive
+//! inside.
 //!
 //! A frame that tips, or whose margin is negative, is **unstable**; one inside by less
 //! than the required margin (10 mm unless told) is **marginal**. Tipping from two paws,
 //! one front and one hind, is how a trot or pace moves (Sony's walks): **dynamic**,
-//! reported but no fault.
+//! reported but no fault. The simulation (`physics`) judges its falls against the same
+//! meant attitude and the same parts.
+
 use glam::{DQuat, DVec2, DVec3};
 use serde::Serialize;
 
-use super::body::{Body, Contact, Part};
+use super::body::{Body, Contact, Part, Resting};
 use super::support::{convex_hull, nearest_edge_direction, signed_distance, Direction};
 use super::{attitude, testable_frames, BalanceError, Columns};
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
@@ -36,9 +51,17 @@ use crate::robot::profile::Profile;
 /// servo's give take up, so that four paws a few mm out of plane all bear weight.
 pub const CONTACT_MM: f64 = 5.0;
 
-/// Turning this far (degrees) from the intended attitude to rest is the legs finding the
-/// floor; further is tipping.
-pub const TILT_TOLERANCE_DEG: f64 = 10.0;
+/// Turning this far (degrees) from the attitude a motion carries onto an elbow, a knee or
+/// the body is the legs finding the floor (a forearm settling, the chest grazing as the
+/// robot lies down); further, where the posture does not rest there, it has gone over.
+/// Sony's own motions settle by at most 14°.
+pub const LEAN_DEG: f64 = 15.0;
+
+/// Turning this far (degrees) from the attitude a motion carries onto the paws is the
+/// legs finding the floor: Sony's files approximate the body's
+/// attitude or leave it out, by up to 26° in the shared samples. Further, the robot has
+/// gone over.
+pub const FIND_FLOOR_DEG: f64 = 30.0;
 
 /// The margin a frame needs by default, mm.
 pub const DEFAULT_MARGIN_MM: f64 = 10.0;
@@ -51,8 +74,14 @@ const OVER_DEG: f64 = 120.0;
 
 impl Body {
     /// The static test of one pose: joint angles (radians, profile order) and the body's
-    /// roll, pitch and yaw (radians).
+    /// roll, pitch and yaw as the motion carries them (radians).
     pub fn stance(&self, joints: &[f64], attitude: [f64; 3]) -> Stance {
+        let posture = self.nearest_posture(joints);
+        self.stance_allowing(joints, attitude, posture)
+    }
+
+    /// The static test of one pose, whose posture rests as `posture` says.
+    pub fn stance_allowing(&self, joints: &[f64], attitude: [f64; 3], posture: Resting) -> Stance {
         // Yaw turns the robot on the floor without changing its balance.
         let pose = self.skeleton.pose(joints, [attitude[0], attitude[1], 0.0]);
         let points: Vec<DVec3> = self
@@ -61,20 +90,37 @@ impl Body {
             .map(|c| pose.positions[c.bone] + pose.rotations[c.bone] * c.offset)
             .collect();
         let com = self.centre_of_mass(&pose);
-        self.rest(&points, com)
+        let carried = DQuat::from_axis_angle(DVec3::NEG_Y, attitude[1])
+            * DQuat::from_axis_angle(DVec3::X, attitude[0]);
+        self.rest(&points, com, carried, posture)
     }
 
     /// Steps 1 and 2 of the module's test, from points and a centre of mass in the frame of
-    /// the intended attitude.
-    fn rest(&self, points: &[DVec3], com: DVec3) -> Stance {
+    /// the attitude the motion carries (`carried`).
+    fn rest(&self, points: &[DVec3], com: DVec3, carried: DQuat, posture: Resting) -> Stance {
+        let rests = posture.rests;
+        let posture_up = posture.attitude() * DVec3::Z;
+        // Whether the robot, turned by `turn` from the carried attitude, may rest on a
+        // part of kind `part`: see the module's definition.
+        let intended = |part: Part, turn: DQuat| {
+            let from_carried = turn_deg(turn);
+            let from_posture = (turn * carried * DVec3::Z)
+                .angle_between(posture_up)
+                .to_degrees();
+            match part {
+                Part::Paw => from_carried <= FIND_FLOOR_DEG,
+                Part::Head => false,
+                other if rests.contains(other) => from_carried.min(from_posture) <= LEAN_DEG,
+                _ => from_carried <= LEAN_DEG,
+            }
+        };
         let mut turn = DQuat::IDENTITY;
-        // Where it stood at the intended attitude, and how it first went from there.
-        let mut first: Option<(Vec<usize>, f64, DVec2)> = None;
-        let mut gone_over = false;
+        // The last support made only of what the motion means to rest on.
+        let mut meant: Option<Support> = None;
         // Each turn brings another point down; a few rounds more than there are points
         // bound it whatever the geometry.
         let mut rounds = 0;
-        let (touching, margin, hull, c) = loop {
+        let (end, touching) = loop {
             rounds += 1;
             // Each point's centre, turned; a round one touches `radius` below it.
             let centres: Vec<DVec3> = points.iter().map(|p| turn * *p).collect();
@@ -88,14 +134,26 @@ impl Body {
             let touching: Vec<usize> = (0..world.len())
                 .filter(|&i| world[i].z - floor < CONTACT_MM)
                 .collect();
+            if let Some(&i) = touching
+                .iter()
+                .find(|&&i| !intended(self.contacts[i].part, turn))
+            {
+                break (End::Onto(i), touching);
+            }
             let feet: Vec<DVec2> = touching.iter().map(|&i| world[i].truncate()).collect();
             let hull = convex_hull(&feet);
             let (margin, toward) = signed_distance(c.truncate(), &hull);
-            if first.is_none() {
-                first = Some((touching.clone(), margin, toward));
-            }
+            let here = Support {
+                turn,
+                touching: touching.clone(),
+                margin,
+                toward,
+                com: c.truncate(),
+                hull,
+            };
+            meant = Some(here);
             if margin > 0.0 || toward == DVec2::ZERO {
-                break (touching, margin, hull, c);
+                break (End::Rests, touching);
             }
             // Turn about the support's nearest edge or corner, toward the centre of mass,
             // until the next point touches.
@@ -110,60 +168,84 @@ impl Body {
                 .fold(f64::INFINITY, f64::min);
             let step = DQuat::from_axis_angle(axis, next.min(std::f64::consts::PI));
             if !next.is_finite() || turn_deg(step * turn) > OVER_DEG || rounds > 4 * points.len() {
-                gone_over = true;
-                break (touching, margin, hull, c);
+                break (End::Over, touching);
             }
             turn = step * turn;
         };
         let tilt = turn_deg(turn);
-        let (stood_on, first_margin, first_toward) = first.unwrap_or_default();
-        let part = |i: &usize| self.contacts[*i].part;
-        let on_head = touching.iter().any(|i| part(i) == Part::Head);
-        // It went over onto its chest or a flank: not what it stood on, and reached by
-        // turning further than the legs finding the floor.
-        let fell = tilt > TILT_TOLERANCE_DEG
-            && touching
-                .iter()
-                .any(|i| part(i).falls_onto() && !stood_on.contains(i));
         let mut resting_on: Vec<String> = touching
             .iter()
             .map(|&i| self.contacts[i].name.clone())
             .collect();
         resting_on.dedup();
-        if on_head || fell || gone_over {
-            let paws: Vec<&Contact> = stood_on
-                .iter()
-                .map(|&i| &self.contacts[i])
-                .filter(|c| c.part == Part::Paw)
-                .collect();
-            let dynamic = stood_on.len() == 2
-                && paws.len() == 2
-                && paws.iter().filter(|c| c.front).count() == 1;
-            return Stance {
-                tips: true,
-                margin_mm: first_margin.min(0.0),
-                tilt_deg: tilt,
-                direction: (first_toward != DVec2::ZERO).then(|| Direction::of(first_toward)),
-                resting_on,
-                dynamic,
-                com: c.truncate(),
-                support: hull,
-                turn,
-            };
-        }
-        // At rest on what it was meant to rest on: the way it would go is its nearest edge.
+        let mut resting_parts: Vec<Part> =
+            touching.iter().map(|&i| self.contacts[i].part).collect();
+        resting_parts.dedup();
+        // Where the head touches at the attitude the motion carries, nothing was meant.
+        let meant = meant.unwrap_or(Support {
+            turn: DQuat::IDENTITY,
+            touching: Vec::new(),
+            margin: f64::NEG_INFINITY,
+            toward: DVec2::ZERO,
+            com: com.truncate(),
+            hull: Vec::new(),
+        });
+        let stood_on: Vec<&Contact> = meant.touching.iter().map(|&i| &self.contacts[i]).collect();
+        let (tips, onto) = match end {
+            End::Rests => (false, None),
+            End::Onto(i) => (true, Some(self.contacts[i].name.clone())),
+            End::Over => (true, None),
+        };
+        let dynamic = tips
+            && stood_on.len() == 2
+            && stood_on.iter().all(|c| c.part == Part::Paw)
+            && stood_on.iter().filter(|c| c.front).count() == 1;
+        let direction = if tips {
+            (meant.toward != DVec2::ZERO).then(|| Direction::of(meant.toward))
+        } else {
+            // At rest: the way it would go is its nearest edge.
+            nearest_edge_direction(meant.com, &meant.hull).map(Direction::of)
+        };
         Stance {
-            tips: false,
-            margin_mm: margin,
+            tips,
+            margin_mm: if tips {
+                meant.margin.min(0.0)
+            } else {
+                meant.margin
+            },
             tilt_deg: tilt,
-            direction: nearest_edge_direction(c.truncate(), &hull).map(Direction::of),
+            direction,
             resting_on,
-            dynamic: false,
-            com: c.truncate(),
-            support: hull,
-            turn,
+            onto,
+            dynamic,
+            com: meant.com,
+            support: meant.hull,
+            standing_on: stood_on.iter().map(|c| c.name.clone()).collect(),
+            meant: meant.turn,
+            posture,
+            resting_parts,
         }
     }
+}
+
+/// How the search for a rest ended.
+enum End {
+    /// On what the motion means it to rest on.
+    Rests,
+    /// Over onto a part it is not meant to rest on (this contact).
+    Onto(usize),
+    /// Right over: no point comes down within half a turn.
+    Over,
+}
+
+/// A support the robot stands on while turning toward its rest.
+struct Support {
+    turn: DQuat,
+    touching: Vec<usize>,
+    margin: f64,
+    toward: DVec2,
+    com: DVec2,
+    hull: Vec<DVec2>,
 }
 
 /// The least turn about `axis` (horizontal, through a point of the floor) that brings a
@@ -193,27 +275,40 @@ fn turn_deg(q: DQuat) -> f64 {
 /// One frame's verdict.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Stance {
-    /// It falls: over onto its chest, a flank or its head, or right over.
+    /// It falls: over onto a part it is not meant to rest on, or right over.
     pub tips: bool,
-    /// The centre of mass's distance inside the support polygon, mm (negative: outside).
+    /// The centre of mass's distance inside the support polygon it is meant to stand on,
+    /// mm (negative: outside).
     pub margin_mm: f64,
-    /// How far the robot turned from the intended attitude to rest, degrees.
+    /// How far the robot turned from the carried attitude to rest (or to go over),
+    /// degrees.
     pub tilt_deg: f64,
-    /// Which way it tips (or, resting, which edge is nearest).
+    /// Which way it tips (or, standing, which edge is nearest).
     pub direction: Option<Direction>,
-    /// The points it rests on.
+    /// The points it comes to rest on (where it tips: what it went over onto).
     pub resting_on: Vec<String>,
+    /// What it went over onto, where it tips onto a part.
+    pub onto: Option<String>,
     /// Tipping from a trot's or a pace's two paws.
     pub dynamic: bool,
-    /// The centre of mass and the support polygon seen from above, mm, at rest.
+    /// The centre of mass and the support polygon seen from above, mm, at the meant
+    /// attitude.
     #[serde(skip)]
     pub com: DVec2,
     #[serde(skip)]
     pub support: Vec<DVec2>,
-    /// The turn from the intended attitude to rest (the body's attitude at rest is this
-    /// times the intended one).
+    /// The points that carry the robot at the meant attitude.
+    pub standing_on: Vec<String>,
+    /// The turn from the carried attitude to the meant one: where the robot stands on
+    /// what it is meant to (the meant attitude is this times the carried one).
     #[serde(skip)]
-    pub turn: DQuat,
+    pub meant: DQuat,
+    /// How the frame's nearest standard posture rests.
+    #[serde(skip)]
+    pub posture: Resting,
+    /// The kinds of part it comes to rest on.
+    #[serde(skip)]
+    pub resting_parts: Vec<Part>,
 }
 
 impl Stance {

@@ -1,9 +1,11 @@
 //! `--physics`: the servos' commands also move a simulated body on a floor (the same one
 //! `aibo-motion simulate` uses), so a streamed motion can be watched falling. The server
-//! says when the robot goes over and when it is back on its feet.
+//! says when the robot goes over and when it is back on its feet, by the same rule as
+//! `simulate` (`Robot::fall`): a stream carries no body attitude, so the attitude each
+//! pose means is found as the static test finds it, from the nearest standard posture.
 
 use aibo_motion::robot::profile::Profile;
-use aibo_motion::stability::physics::{Robot, FALL_TILT_DEG, GRAZE_TILT_DEG, SERVO_TORQUE_NM};
+use aibo_motion::stability::physics::{FallWatch, Robot, SERVO_TORQUE_NM};
 use anyhow::{Context, Result};
 use firmware_bridge::bridge::{Output, OutputKind};
 use glam::{DQuat, DVec3};
@@ -14,8 +16,7 @@ const UP_AGAIN_DEG: f64 = 10.0;
 /// The simulated body and what has been said of it.
 pub struct Body {
     robot: Robot,
-    /// Where the body stood at the start: the attitude it is meant to keep.
-    upright: DQuat,
+    watch: FallWatch,
     fallen: bool,
     pub falls: u32,
 }
@@ -27,13 +28,13 @@ impl Body {
         let profile = Profile::builtin(model).with_context(|| format!("no profile for {model}"))?;
         let angles: Vec<f64> = start.iter().map(|&u| f64::from(u) * 1e-6).collect();
         let pitch = profile.postures.get(posture).map_or(0.0, |p| p.body_pitch);
-        let upright = DQuat::from_axis_angle(DVec3::NEG_Y, pitch);
-        let mut robot = Robot::new(&profile, &angles, upright, SERVO_TORQUE_NM)
+        let carried = DQuat::from_axis_angle(DVec3::NEG_Y, pitch);
+        let mut robot = Robot::new(&profile, &angles, carried, SERVO_TORQUE_NM)
             .map_err(|e| anyhow::anyhow!("--physics: {e}"))?;
         robot.hold(0.5);
         Ok(Body {
-            upright: robot.attitude(),
             robot,
+            watch: FallWatch::default(),
             fallen: false,
             falls: 0,
         })
@@ -47,25 +48,31 @@ impl Body {
         }
         let angles: Vec<f64> = output.pose.iter().map(|&u| f64::from(u) * 1e-6).collect();
         self.robot.step(&angles);
-        let tilt = (self.robot.attitude() * DVec3::Z)
-            .angle_between(self.upright * DVec3::Z)
-            .to_degrees();
-        let onto = if self.robot.head_down() {
-            Some("head")
-        } else {
-            self.robot.over().filter(|_| tilt > GRAZE_TILT_DEG)
-        };
-        let t = output.tick as f64 * 0.008;
-        if !self.fallen && (tilt > FALL_TILT_DEG || onto.is_some()) {
-            self.fallen = true;
-            self.falls += 1;
-            log(&format!(
-                "physics: the robot fell at {t:.2} s ({}, {tilt:.0}° from upright)",
-                onto.map_or("tipped over".to_string(), |p| format!("over onto its {p}"))
-            ));
-        } else if self.fallen && tilt < UP_AGAIN_DEG && onto.is_none() {
-            self.fallen = false;
-            log(&format!("physics: back on its feet at {t:.2} s"));
+        let meant = self.robot.meant(&angles);
+        let t_ms = output.tick * 8;
+        let fall = self.watch.observe(t_ms, self.robot.fall(&meant));
+        let t = t_ms as f64 / 1000.0;
+        match fall {
+            Some((since, f)) if !self.fallen => {
+                let t = since as f64 / 1000.0;
+                self.fallen = true;
+                self.falls += 1;
+                log(&format!(
+                    "physics: the robot fell at {t:.2} s ({}, {:.0}° from the attitude its pose means)",
+                    f.onto
+                        .map_or("tipped over".to_string(), |p| format!("over onto its {}", p.word())),
+                    f.tilt_deg
+                ));
+            }
+            None if self.fallen => {
+                let tilt =
+                    (self.robot.attitude() * DVec3::Z).angle_between(meant.attitude * DVec3::Z);
+                if tilt.to_degrees() < UP_AGAIN_DEG {
+                    self.fallen = false;
+                    log(&format!("physics: back on its feet at {t:.2} s"));
+                }
+            }
+            _ => {}
         }
     }
 }
