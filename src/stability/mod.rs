@@ -13,6 +13,7 @@
 pub mod body;
 #[cfg(feature = "physics")]
 pub mod physics;
+pub mod qp;
 pub mod statics;
 pub mod support;
 

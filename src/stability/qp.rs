@@ -1,0 +1,514 @@
+//! A small dense convex quadratic program, solved exactly: the balance stage solves one
+//! of about twenty variables for every keyframe of a motion, so it must be quick, and
+//! it must say when there is no solution rather than return a poor one.
+//!
+//! minimise ½ xᵀHx + gᵀx subject to Aₑx = bₑ and Aᵢx ≥ bᵢ, with H symmetric positive
+//! definite.
+//!
+//! The equalities are eliminated first: x = x₀ + Zy, with x₀ their least-norm solution
+//! and Z an orthonormal basis of their null space (Householder QR with column pivoting,
+//! so that dependent equalities are found rather than divided by). The inequalities are
+//! then handled by Goldfarb and Idnani's dual active-set method ("A numerically stable
+//! dual method for solving strictly convex quadratic programs", Math. Programming 27,
+//! 1983): start from the unconstrained minimum, add the most violated constraint, step
+//! in the primal and dual spaces, and drop a constraint whose multiplier would turn
+//! negative, until nothing is violated. Each step's directions are computed afresh from
+//! the active set; the problems here are small enough that this costs less than
+//! updating factorisations would save. Tested against clarabel's interior-point solver
+//! and against enumeration of every active set.
+
+// Matrix code reads best with its indices.
+#![allow(clippy::needless_range_loop)]
+
+/// A row-major dense matrix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Matrix {
+    pub rows: usize,
+    pub cols: usize,
+    pub data: Vec<f64>,
+}
+
+impl Matrix {
+    pub fn zeros(rows: usize, cols: usize) -> Matrix {
+        Matrix {
+            rows,
+            cols,
+            data: vec![0.0; rows * cols],
+        }
+    }
+
+    pub fn at(&self, r: usize, c: usize) -> f64 {
+        self.data[r * self.cols + c]
+    }
+
+    pub fn set(&mut self, r: usize, c: usize, v: f64) {
+        self.data[r * self.cols + c] = v;
+    }
+
+    pub fn add(&mut self, r: usize, c: usize, v: f64) {
+        self.data[r * self.cols + c] += v;
+    }
+}
+
+/// One linear constraint: `aᵀx = b` or `aᵀx ≥ b`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Constraint {
+    pub a: Vec<f64>,
+    pub b: f64,
+}
+
+/// A convex quadratic program.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Problem {
+    /// H, n×n, symmetric positive definite.
+    pub hessian: Matrix,
+    /// g.
+    pub linear: Vec<f64>,
+    pub equalities: Vec<Constraint>,
+    pub inequalities: Vec<Constraint>,
+}
+
+/// Why a program has no answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum QpError {
+    #[error("the objective is not strictly convex")]
+    NotConvex,
+    #[error("the constraints cannot all hold")]
+    Infeasible,
+    #[error("the shapes of the program's parts disagree")]
+    Shape,
+    #[error("no solution within the step limit")]
+    NoProgress,
+}
+
+/// The solution: x, and which inequalities hold with equality there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    pub x: Vec<f64>,
+    /// Indices into [`Problem::inequalities`].
+    pub active: Vec<usize>,
+}
+
+/// How far outside a constraint still counts as on it, relative to its scale.
+const TOLERANCE: f64 = 1e-9;
+
+pub fn solve(p: &Problem) -> Result<Solution, QpError> {
+    let n = p.linear.len();
+    let shapes_agree = p.hessian.rows == n
+        && p.hessian.cols == n
+        && p.equalities
+            .iter()
+            .chain(&p.inequalities)
+            .all(|c| c.a.len() == n);
+    if !shapes_agree {
+        return Err(QpError::Shape);
+    }
+    let finite = p
+        .hessian
+        .data
+        .iter()
+        .chain(&p.linear)
+        .all(|v| v.is_finite())
+        && p.equalities
+            .iter()
+            .chain(&p.inequalities)
+            .all(|c| c.b.is_finite() && c.a.iter().all(|v| v.is_finite()));
+    if !finite {
+        return Err(QpError::Shape);
+    }
+    let (x0, z) = null_space(n, &p.equalities)?;
+    let k = z.cols;
+    // The reduced program in y: G = ZᵀHZ, c = Zᵀ(Hx₀ + g), rows aᵀZ ≥ b − aᵀx₀.
+    let hx0: Vec<f64> = (0..n)
+        .map(|r| (0..n).map(|c| p.hessian.at(r, c) * x0[c]).sum::<f64>() + p.linear[r])
+        .collect();
+    let hz = multiply(&p.hessian, &z);
+    let mut g = Matrix::zeros(k, k);
+    for i in 0..k {
+        for j in 0..k {
+            g.set(i, j, (0..n).map(|r| z.at(r, i) * hz.at(r, j)).sum());
+        }
+    }
+    let c: Vec<f64> = (0..k)
+        .map(|i| (0..n).map(|r| z.at(r, i) * hx0[r]).sum())
+        .collect();
+    let rows: Vec<Constraint> = p
+        .inequalities
+        .iter()
+        .map(|con| Constraint {
+            a: (0..k)
+                .map(|i| (0..n).map(|r| con.a[r] * z.at(r, i)).sum())
+                .collect(),
+            b: con.b - dot(&con.a, &x0),
+        })
+        .collect();
+    let (y, active) = dual_active_set(&g, &c, &rows)?;
+    let x: Vec<f64> = (0..n)
+        .map(|r| x0[r] + (0..k).map(|i| z.at(r, i) * y[i]).sum::<f64>())
+        .collect();
+    Ok(Solution { x, active })
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+fn multiply(a: &Matrix, b: &Matrix) -> Matrix {
+    let mut out = Matrix::zeros(a.rows, b.cols);
+    for r in 0..a.rows {
+        for k in 0..a.cols {
+            let v = a.at(r, k);
+            if v != 0.0 {
+                for c in 0..b.cols {
+                    out.add(r, c, v * b.at(k, c));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The least-norm solution of the equalities and an orthonormal basis of their null
+/// space (n × (n − rank)); an error where they contradict each other.
+fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix), QpError> {
+    let m = equalities.len();
+    if m == 0 {
+        let mut z = Matrix::zeros(n, n);
+        for i in 0..n {
+            z.set(i, i, 1.0);
+        }
+        return Ok((vec![0.0; n], z));
+    }
+    // Householder QR of Aᵀ (n × m) with column pivoting: AᵀP = QR.
+    let mut a = Matrix::zeros(n, m);
+    for (j, e) in equalities.iter().enumerate() {
+        for i in 0..n {
+            a.set(i, j, e.a[i]);
+        }
+    }
+    let scale = a
+        .data
+        .iter()
+        .fold(0.0f64, |s, v| s.max(v.abs()))
+        .max(1e-300);
+    let mut order: Vec<usize> = (0..m).collect();
+    let mut reflectors: Vec<Vec<f64>> = Vec::new();
+    let mut rank = 0;
+    for step in 0..m.min(n) {
+        // The remaining column of largest norm below the diagonal.
+        let norm = |a: &Matrix, j: usize| (step..n).map(|i| a.at(i, j).powi(2)).sum::<f64>();
+        let Some(best) = (step..m).max_by(|&x, &y| norm(&a, x).total_cmp(&norm(&a, y))) else {
+            break;
+        };
+        if norm(&a, best).sqrt() <= 1e-10 * scale {
+            break;
+        }
+        if best != step {
+            for i in 0..n {
+                let (x, y) = (a.at(i, step), a.at(i, best));
+                a.set(i, step, y);
+                a.set(i, best, x);
+            }
+            order.swap(step, best);
+        }
+        // The reflector that zeroes column `step` below the diagonal.
+        let alpha = norm(&a, step).sqrt();
+        let sign = if a.at(step, step) >= 0.0 { 1.0 } else { -1.0 };
+        let mut v: Vec<f64> = (0..n)
+            .map(|i| if i < step { 0.0 } else { a.at(i, step) })
+            .collect();
+        v[step] += sign * alpha;
+        let vv = dot(&v, &v);
+        if vv > 0.0 {
+            for j in step..m {
+                let s = (step..n).map(|i| v[i] * a.at(i, j)).sum::<f64>() * 2.0 / vv;
+                for i in step..n {
+                    a.add(i, j, -s * v[i]);
+                }
+            }
+        }
+        reflectors.push(v);
+        rank += 1;
+    }
+    // Q = H₀H₁…, applied to the identity.
+    let mut q = Matrix::zeros(n, n);
+    for i in 0..n {
+        q.set(i, i, 1.0);
+    }
+    for v in reflectors.iter().rev() {
+        let vv = dot(v, v);
+        if vv == 0.0 {
+            continue;
+        }
+        for c in 0..n {
+            let s = (0..n).map(|i| v[i] * q.at(i, c)).sum::<f64>() * 2.0 / vv;
+            for i in 0..n {
+                q.add(i, c, -s * v[i]);
+            }
+        }
+    }
+    // x₀ = Q₁ R₁⁻ᵀ b for the independent equalities (R₁ is the upper r × r of the
+    // reduced matrix): R₁ᵀw = b by forward substitution.
+    let mut w = vec![0.0; rank];
+    for i in 0..rank {
+        let b = equalities[order[i]].b;
+        let s: f64 = (0..i).map(|k| a.at(k, i) * w[k]).sum();
+        w[i] = (b - s) / a.at(i, i);
+    }
+    let x0: Vec<f64> = (0..n)
+        .map(|r| (0..rank).map(|i| q.at(r, i) * w[i]).sum())
+        .collect();
+    // The dependent ones must agree.
+    for e in equalities {
+        let residual = dot(&e.a, &x0) - e.b;
+        let size = e.a.iter().fold(e.b.abs(), |s, v| s.max(v.abs())).max(1.0);
+        if residual.abs() > 1e-7 * size {
+            return Err(QpError::Infeasible);
+        }
+    }
+    let mut z = Matrix::zeros(n, n - rank);
+    for r in 0..n {
+        for c in rank..n {
+            z.set(r, c - rank, q.at(r, c));
+        }
+    }
+    Ok((x0, z))
+}
+
+/// The lower Cholesky factor of a symmetric positive definite matrix.
+fn cholesky(a: &Matrix) -> Option<Matrix> {
+    let n = a.rows;
+    let mut l = Matrix::zeros(n, n);
+    for j in 0..n {
+        let d = a.at(j, j) - (0..j).map(|k| l.at(j, k).powi(2)).sum::<f64>();
+        if d.is_nan() || d <= 0.0 || d.is_infinite() {
+            return None;
+        }
+        let d = d.sqrt();
+        l.set(j, j, d);
+        for i in j + 1..n {
+            let s = a.at(i, j) - (0..j).map(|k| l.at(i, k) * l.at(j, k)).sum::<f64>();
+            l.set(i, j, s / d);
+        }
+    }
+    Some(l)
+}
+
+/// Solves LLᵀx = b.
+fn cholesky_solve(l: &Matrix, b: &[f64]) -> Vec<f64> {
+    let n = l.rows;
+    let mut y = vec![0.0; n];
+    for i in 0..n {
+        let s: f64 = (0..i).map(|k| l.at(i, k) * y[k]).sum();
+        y[i] = (b[i] - s) / l.at(i, i);
+    }
+    let mut x = vec![0.0; n];
+    for i in (0..n).rev() {
+        let s: f64 = (i + 1..n).map(|k| l.at(k, i) * x[k]).sum();
+        x[i] = (y[i] - s) / l.at(i, i);
+    }
+    x
+}
+
+/// Goldfarb and Idnani's method for min ½yᵀGy + cᵀy subject to rows aᵀy ≥ b: the
+/// solution and its active rows.
+fn dual_active_set(
+    g: &Matrix,
+    c: &[f64],
+    rows: &[Constraint],
+) -> Result<(Vec<f64>, Vec<usize>), QpError> {
+    let k = c.len();
+    let slack = |row: &Constraint, y: &[f64]| dot(&row.a, y) - row.b;
+    let tolerance = |row: &Constraint| {
+        TOLERANCE
+            * row
+                .a
+                .iter()
+                .fold(row.b.abs(), |s, v| s.max(v.abs()))
+                .max(1.0)
+    };
+    if k == 0 {
+        // Nothing left to choose: the equalities fixed it.
+        let y = Vec::new();
+        return match rows.iter().all(|r| slack(r, &y) >= -tolerance(r)) {
+            true => Ok((y, Vec::new())),
+            false => Err(QpError::Infeasible),
+        };
+    }
+    let l = cholesky(g).ok_or(QpError::NotConvex)?;
+    let neg_c: Vec<f64> = c.iter().map(|v| -v).collect();
+    let mut y = cholesky_solve(&l, &neg_c);
+    // The active rows, G⁻¹ times each, and their multipliers.
+    let mut active: Vec<usize> = Vec::new();
+    let mut ginv_active: Vec<Vec<f64>> = Vec::new();
+    let mut u: Vec<f64> = Vec::new();
+    let limit = 10 * (rows.len() + k) + 20;
+    let mut steps = 0;
+    loop {
+        // The most violated row, by its own scale.
+        let violated = (0..rows.len())
+            .filter(|i| !active.contains(i))
+            .map(|i| (i, slack(&rows[i], &y) / tolerance(&rows[i])))
+            .filter(|&(_, s)| s < -1.0)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let Some((p, _)) = violated else {
+            return Ok((y, active));
+        };
+        let np = &rows[p].a;
+        let w = cholesky_solve(&l, np);
+        let mut up = 0.0;
+        loop {
+            steps += 1;
+            if steps > limit {
+                return Err(QpError::NoProgress);
+            }
+            // r = M⁻¹Nᵀw with M = NᵀG⁻¹N; z = w − (G⁻¹N)r.
+            let m = active.len();
+            let r: Vec<f64> = if m == 0 {
+                Vec::new()
+            } else {
+                let mut mm = Matrix::zeros(m, m);
+                for i in 0..m {
+                    for j in 0..m {
+                        mm.set(i, j, dot(&rows[active[i]].a, &ginv_active[j]));
+                    }
+                }
+                let rhs: Vec<f64> = active.iter().map(|&i| dot(&rows[i].a, &w)).collect();
+                match cholesky(&mm) {
+                    Some(lm) => cholesky_solve(&lm, &rhs),
+                    None => return Err(QpError::NoProgress),
+                }
+            };
+            let z: Vec<f64> = (0..k)
+                .map(|i| w[i] - (0..m).map(|j| ginv_active[j][i] * r[j]).sum::<f64>())
+                .collect();
+            // The longest dual step before an active multiplier reaches zero.
+            let blocking = (0..m)
+                .filter(|&j| r[j] > 0.0)
+                .map(|j| (j, u[j] / r[j]))
+                .min_by(|a, b| a.1.total_cmp(&b.1));
+            let zn = dot(&z, np);
+            let z_norm = dot(&z, &z).sqrt();
+            let w_norm = dot(&w, &w).sqrt().max(1e-300);
+            if z_norm <= 1e-12 * w_norm || zn <= 0.0 {
+                // The row depends on the active ones: a dual step only.
+                let Some((j, t)) = blocking else {
+                    return Err(QpError::Infeasible);
+                };
+                for (uj, rj) in u.iter_mut().zip(&r) {
+                    *uj -= t * rj;
+                }
+                up += t;
+                active.remove(j);
+                ginv_active.remove(j);
+                u.remove(j);
+                continue;
+            }
+            let full = -slack(&rows[p], &y) / zn;
+            let (t, drop) = match blocking {
+                Some((j, t)) if t < full => (t, Some(j)),
+                _ => (full, None),
+            };
+            for (yi, zi) in y.iter_mut().zip(&z) {
+                *yi += t * zi;
+            }
+            for (uj, rj) in u.iter_mut().zip(&r) {
+                *uj -= t * rj;
+            }
+            up += t;
+            match drop {
+                Some(j) => {
+                    active.remove(j);
+                    ginv_active.remove(j);
+                    u.remove(j);
+                }
+                None => {
+                    active.push(p);
+                    ginv_active.push(w);
+                    u.push(up);
+                    break;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(n: usize) -> Matrix {
+        let mut m = Matrix::zeros(n, n);
+        for i in 0..n {
+            m.set(i, i, 1.0);
+        }
+        m
+    }
+
+    #[test]
+    fn the_nearest_point_of_a_half_plane_is_its_projection() {
+        // min |x - (2, 2)|² subject to x + y ≤ 2 (−x − y ≥ −2): (1, 1).
+        let p = Problem {
+            hessian: identity(2),
+            linear: vec![-2.0, -2.0],
+            equalities: Vec::new(),
+            inequalities: vec![Constraint {
+                a: vec![-1.0, -1.0],
+                b: -2.0,
+            }],
+        };
+        let s = solve(&p).unwrap();
+        assert!((s.x[0] - 1.0).abs() < 1e-12 && (s.x[1] - 1.0).abs() < 1e-12);
+        assert_eq!(s.active, [0]);
+    }
+
+    #[test]
+    fn equalities_are_held_and_dependent_ones_are_found() {
+        // min |x|² subject to x + y + z = 3, and the same equality twice: (1, 1, 1).
+        let e = Constraint {
+            a: vec![1.0, 1.0, 1.0],
+            b: 3.0,
+        };
+        let p = Problem {
+            hessian: identity(3),
+            linear: vec![0.0; 3],
+            equalities: vec![e.clone(), e.clone()],
+            inequalities: Vec::new(),
+        };
+        let s = solve(&p).unwrap();
+        for v in &s.x {
+            assert!((v - 1.0).abs() < 1e-12, "{:?}", s.x);
+        }
+        // The same again, but contradicting.
+        let mut q = p.clone();
+        q.equalities[1].b = 4.0;
+        assert_eq!(solve(&q), Err(QpError::Infeasible));
+    }
+
+    #[test]
+    fn contradicting_inequalities_are_infeasible_and_bad_shapes_refused() {
+        let p = Problem {
+            hessian: identity(1),
+            linear: vec![0.0],
+            equalities: Vec::new(),
+            inequalities: vec![
+                Constraint {
+                    a: vec![1.0],
+                    b: 1.0,
+                },
+                Constraint {
+                    a: vec![-1.0],
+                    b: 0.0,
+                },
+            ],
+        };
+        assert_eq!(solve(&p), Err(QpError::Infeasible));
+        let mut q = p.clone();
+        q.linear.push(0.0);
+        assert_eq!(solve(&q), Err(QpError::Shape));
+        let mut q = p;
+        q.hessian.set(0, 0, -1.0);
+        q.inequalities.clear();
+        assert_eq!(solve(&q), Err(QpError::NotConvex));
+    }
+}
