@@ -13,7 +13,7 @@
 
 use crate::mtn::{Keyframe, Layout, Motion};
 use crate::retarget::Tracks;
-use crate::robot::profile::Profile;
+use crate::robot::profile::{Posture, Profile};
 use crate::units::rad_to_urad;
 
 /// A segment may span at most this many grid steps, about 4 s at 16 ms (Sony's own
@@ -273,15 +273,25 @@ pub struct Keyframed {
     pub ramp_out_ms: u64,
 }
 
-/// A motion from retargeted tracks: every joint on the keyframe grid, within its limits
-/// and speed, starting in `start_pose` and ending in `end_pose` (reached at a
-/// speed-limited pace), reduced to the fewest keyframes the tolerance allows. Joints the
-/// tracks do not drive hold the start posture.
-pub fn build_motion(
-    tracks: &Tracks,
-    profile: &Profile,
-    options: &Options,
-) -> Result<Keyframed, KeyframeError> {
+/// The motion's rows on the keyframe grid, before the ramps from and to the postures:
+/// body roll, pitch and yaw, then every profile joint, radians, each joint within its
+/// limits and speed. Row `k` plays `k` grid steps after the source's first frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grid {
+    pub rows: Vec<Vec<f64>>,
+    /// The grid's spacing, ms (16 or a multiple).
+    pub frame_ms: u32,
+}
+
+impl Grid {
+    /// The grid's spacing, seconds.
+    pub fn step_s(&self) -> f64 {
+        f64::from(self.frame_ms) / 1000.0
+    }
+}
+
+/// The options' frame time and tolerance, checked.
+fn check_options(options: &Options) -> Result<(), KeyframeError> {
     if options.frame_ms == 0 || options.frame_ms % 16 != 0 {
         return Err(KeyframeError::FrameTime {
             ms: options.frame_ms,
@@ -290,6 +300,14 @@ pub fn build_motion(
     if !(options.tolerance.is_finite() && options.tolerance > 0.0) {
         return Err(KeyframeError::Tolerance);
     }
+    Ok(())
+}
+
+/// The options' start and end postures.
+fn postures<'p>(
+    profile: &'p Profile,
+    options: &Options,
+) -> Result<(&'p Posture, &'p Posture), KeyframeError> {
     let posture = |name: &str| {
         profile
             .postures
@@ -300,14 +318,28 @@ pub fn build_motion(
                 known: profile.postures.keys().cloned().collect(),
             })
     };
-    let (start, end) = (posture(&options.start_pose)?, posture(&options.end_pose)?);
-    let steps_per_frame = (options.frame_ms / 16) as usize;
-    let dt = f64::from(options.frame_ms) / 1000.0;
-    let max_step: Vec<Option<f64>> = profile
+    Ok((posture(&options.start_pose)?, posture(&options.end_pose)?))
+}
+
+/// Each joint's largest step per grid sample (none for a joint without a speed), with
+/// the headroom that keeps rounding within the speed.
+pub fn max_steps(profile: &Profile, frame_ms: u32) -> Vec<Option<f64>> {
+    let dt = f64::from(frame_ms) / 1000.0;
+    profile
         .joints
         .iter()
         .map(|j| j.max_speed.map(|v| v * dt * SPEED_HEADROOM))
-        .collect();
+        .collect()
+}
+
+/// Retargeted tracks on the keyframe grid: every joint within its limits and speed;
+/// joints the tracks do not drive hold the start posture; the body's attitude the
+/// source's when asked for, else the start posture's pitch.
+pub fn grid(tracks: &Tracks, profile: &Profile, options: &Options) -> Result<Grid, KeyframeError> {
+    check_options(options)?;
+    let (start, _) = postures(profile, options)?;
+    let dt = f64::from(options.frame_ms) / 1000.0;
+    let max_step = max_steps(profile, options.frame_ms);
 
     // Each joint's track on the grid, within limits and speed.
     let mut columns: Vec<Vec<f64>> = Vec::with_capacity(profile.joints.len());
@@ -338,11 +370,32 @@ pub fn build_motion(
             .collect(),
         _ => vec![vec![0.0], vec![start.body_pitch], vec![0.0]],
     };
-    let motion_row = |k: usize| -> Vec<f64> {
+    let row = |k: usize| -> Vec<f64> {
         let at = |c: &Vec<f64>| c.get(k).or(c.last()).copied().unwrap_or(0.0);
         body.iter().map(at).chain(columns.iter().map(at)).collect()
     };
-    let posture_row = |p: &crate::robot::profile::Posture| -> Vec<f64> {
+    Ok(Grid {
+        rows: (0..samples).map(row).collect(),
+        frame_ms: options.frame_ms,
+    })
+}
+
+/// A motion from grid rows: it starts in the start posture, ramps into the rows at a
+/// share of each joint's speed, plays them, ramps to the end posture, and is reduced to
+/// the fewest keyframes the tolerance allows.
+pub fn finish(
+    grid: &Grid,
+    profile: &Profile,
+    options: &Options,
+) -> Result<Keyframed, KeyframeError> {
+    check_options(options)?;
+    let (start, end) = postures(profile, options)?;
+    if grid.frame_ms != options.frame_ms {
+        return Err(KeyframeError::FrameTime { ms: grid.frame_ms });
+    }
+    let steps_per_frame = (options.frame_ms / 16) as usize;
+    let max_step = max_steps(profile, options.frame_ms);
+    let posture_row = |p: &Posture| -> Vec<f64> {
         [0.0, p.body_pitch, 0.0]
             .into_iter()
             .chain(p.joints.iter().copied())
@@ -355,7 +408,11 @@ pub fn build_motion(
 
     // Rows: start posture, a ramp into the motion, the motion, a ramp to the end posture.
     let start_row = posture_row(start);
-    let first = motion_row(0);
+    let first = grid
+        .rows
+        .first()
+        .cloned()
+        .unwrap_or_else(|| start_row.clone());
     let steps = ramp_length(&start_row, &first, &ramp_limits);
     let source_start_ms = steps as u64 * u64::from(options.frame_ms);
     let mut rows = vec![start_row.clone()];
@@ -363,7 +420,7 @@ pub fn build_motion(
     if steps == 0 {
         rows[0] = first; // the motion starts in the posture: no need to hold it twice
     }
-    rows.extend((1..samples).map(motion_row));
+    rows.extend(grid.rows.iter().skip(1).cloned());
     let last = rows.last().cloned().unwrap_or_default();
     let end_row = posture_row(end);
     let steps = ramp_length(&last, &end_row, &ramp_limits).max(1);
@@ -393,6 +450,15 @@ pub fn build_motion(
         source_start_ms,
         ramp_out_ms,
     })
+}
+
+/// A motion from retargeted tracks: [`grid`], then [`finish`].
+pub fn build_motion(
+    tracks: &Tracks,
+    profile: &Profile,
+    options: &Options,
+) -> Result<Keyframed, KeyframeError> {
+    finish(&grid(tracks, profile, options)?, profile, options)
 }
 
 #[cfg(test)]

@@ -1,19 +1,55 @@
-//! The one road from motion capture to a motion: clip → retarget → keyframes. The
-//! `build` command, the viewers' motion-capture input, the fuzz target, the benchmark
-//! and the tests all take it.
+//! The one road from motion capture to a motion: clip → retarget → keep balance →
+//! keyframes. The `build` command, the viewers' motion-capture input, the fuzz target,
+//! the benchmark and the tests all take it.
+//!
+//! Keeping balance is on by default: the balance stage (`stability::stage`) changes the
+//! retargeted rows as little as it can, the motion is keyframed, and then it is proved
+//! before anyone writes it: the static test on every 8 ms frame of its playback and,
+//! with the `physics` feature, the simulation on the same frames (with [`PROOF_TORQUE`]
+//! of the servos' torque: a twenty-year-old robot's servos are not new). Where either
+//! still finds a fall, the stage is run again with a wider margin around it, then with
+//! every paw held down there, a bounded number of times. A motion that still falls is
+//! returned with the proof that says so: the caller must say it.
 
-use crate::keyframes::{self, build_motion, KeyframeError};
+use crate::keyframes::{self, finish, KeyframeError, Keyframed};
 use crate::likeness::{likeness, Likeness};
 use crate::mtn::Motion;
 use crate::retarget::{self, retarget, RetargetError, Tracks};
 use crate::robot::profile::Profile;
 use crate::source::Clip;
+use crate::stability::plan::{self, Plan};
+use crate::stability::stage::{self, RowReport, Stage};
+use crate::stability::{statics, BalanceError};
+
+/// The share of the servos' torque the proof's simulation gives them.
+pub const PROOF_TORQUE: f64 = 0.8;
+
+/// How many times the proof may send the stage back to repair a fall (the last time with
+/// every paw held down throughout).
+pub const REPAIRS: usize = 4;
+
+/// Whether the balance stage runs, and with what margin.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Balance {
+    /// The retargeted motion as it is (`--balance off`).
+    Off,
+    /// Kept on its feet, the centre of mass this far inside the support (mm), or the
+    /// profile's default.
+    On { margin_mm: Option<f64> },
+}
+
+impl Default for Balance {
+    fn default() -> Balance {
+        Balance::On { margin_mm: None }
+    }
+}
 
 /// How a clip becomes a motion.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BuildOptions {
     pub retarget: retarget::Options,
     pub keyframes: keyframes::Options,
+    pub balance: Balance,
 }
 
 /// A motion built from a clip, with the tracks it was made from.
@@ -26,12 +62,70 @@ pub struct Built {
     pub source_start_ms: u64,
     /// The length of the ramp from the clip's last frame to the end posture, ms.
     pub ramp_out_ms: u64,
+    /// What keeping the balance did; `None` with `--balance off`.
+    pub balance: Option<Kept>,
+}
+
+/// What the balance stage did, and the proof of the motion it made.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Kept {
+    /// The margin it kept, mm.
+    pub margin_mm: f64,
+    /// The contact plan it followed (after any repair).
+    pub plan: Plan,
+    /// Each grid row's outcome.
+    pub rows: Vec<RowReport>,
+    /// The grid's spacing, ms (rows play from `source_start_ms`).
+    pub row_ms: u32,
+    /// The same clip built without the stage, for the likeness it would have had.
+    pub without: Motion,
+    pub without_source_start_ms: u64,
+    /// The static test of the written motion.
+    pub statics: statics::Report,
+    /// The simulation of it (with the `physics` feature).
+    #[cfg(feature = "physics")]
+    pub physics: crate::stability::physics::Report,
+    /// How many times the stage was sent back.
+    pub repairs: usize,
+}
+
+impl Kept {
+    /// Where the proof still finds a fall: a sentence, or `None` when it stays up.
+    pub fn falls(&self) -> Option<String> {
+        #[cfg(feature = "physics")]
+        if let Some(f) = &self.physics.fall {
+            return Some(format!(
+                "the simulation has it fall at {:.2} s ({})",
+                f.at_ms as f64 / 1000.0,
+                self.physics.summary()
+            ));
+        }
+        self.statics.faults().next().map(|s| {
+            format!(
+                "the static test has it tip from {:.2} s to {:.2} s ({})",
+                s.start_ms as f64 / 1000.0,
+                s.end_ms as f64 / 1000.0,
+                self.statics.summary()
+            )
+        })
+    }
 }
 
 impl Built {
     /// How much the motion looks like the performance (see [`crate::likeness`]).
     pub fn likeness(&self, profile: &Profile) -> Option<Likeness> {
         likeness(&self.tracks, profile, &self.motion, self.source_start_ms)
+    }
+
+    /// How much the motion built without the balance stage would have looked like it.
+    pub fn likeness_without(&self, profile: &Profile) -> Option<Likeness> {
+        let kept = self.balance.as_ref()?;
+        likeness(
+            &self.tracks,
+            profile,
+            &kept.without,
+            kept.without_source_start_ms,
+        )
     }
 }
 
@@ -47,6 +141,8 @@ pub enum BuildError {
     Retarget(#[from] RetargetError),
     #[error(transparent)]
     Keyframes(#[from] KeyframeError),
+    #[error("the balance stage cannot run: {0}; build with --balance off to go without it")]
+    Balance(#[from] BalanceError),
 }
 
 /// Retargets `clip` onto `profile` and makes the motion.
@@ -58,11 +154,153 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
         return Err(BuildError::Time(e));
     }
     let tracks = retarget(clip, profile, &options.retarget)?;
-    let keyframed = build_motion(&tracks, profile, &options.keyframes)?;
+    let grid = keyframes::grid(&tracks, profile, &options.keyframes)?;
+    let unbalanced = finish(&grid, profile, &options.keyframes)?;
+    let Balance::On { margin_mm } = options.balance else {
+        return Ok(Built {
+            motion: unbalanced.motion,
+            tracks,
+            source_start_ms: unbalanced.source_start_ms,
+            ramp_out_ms: unbalanced.ramp_out_ms,
+            balance: None,
+        });
+    };
+    let margin = margin_mm.unwrap_or_else(|| default_margin(profile));
+    let (keyed, kept) = keep_balance(&tracks, &grid, unbalanced, profile, options, margin)?;
     Ok(Built {
-        motion: keyframed.motion,
+        motion: keyed.motion,
         tracks,
-        source_start_ms: keyframed.source_start_ms,
-        ramp_out_ms: keyframed.ramp_out_ms,
+        source_start_ms: keyed.source_start_ms,
+        ramp_out_ms: keyed.ramp_out_ms,
+        balance: Some(kept),
+    })
+}
+
+/// The margin the stage keeps on `profile` by default, mm: wider where its masses are
+/// estimates.
+pub fn default_margin(profile: &Profile) -> f64 {
+    match profile.mass.as_ref().is_some_and(|m| m.uncertain) {
+        true => stage::UNCERTAIN_MARGIN_MM,
+        false => stage::DEFAULT_MARGIN_MM,
+    }
+}
+
+/// The balance stage, keyframes and the proof, repaired where the proof finds a fall.
+fn keep_balance(
+    tracks: &Tracks,
+    grid: &keyframes::Grid,
+    unbalanced: Keyframed,
+    profile: &Profile,
+    options: &BuildOptions,
+    margin: f64,
+) -> Result<(Keyframed, Kept), BuildError> {
+    let neutral = retarget::neutral_pose(profile, &options.retarget);
+    let stage = Stage::new(profile, grid.frame_ms, &neutral)?;
+    let rows = grid.rows.len();
+    let mut plan = plan::plan(tracks, profile, rows, grid.step_s());
+    let mut margins = vec![margin; rows];
+    let mut repairs = 0;
+    loop {
+        let balanced = stage.balance(grid, &plan, &margins);
+        let keyed = finish(&balanced.grid, profile, &options.keyframes)?;
+        let proof = prove(&keyed.motion, profile)?;
+        let windows = proof.falls();
+        #[cfg(feature = "physics")]
+        tracing::debug!(
+            "balance proof, attempt {}: {}; {}; falls at {windows:?} ms",
+            repairs + 1,
+            proof.statics.summary(),
+            proof.physics.summary()
+        );
+        if windows.is_empty() || repairs == REPAIRS {
+            let kept = Kept {
+                margin_mm: margin,
+                plan: balanced.plan,
+                rows: balanced.rows,
+                row_ms: grid.frame_ms,
+                without: unbalanced.motion,
+                without_source_start_ms: unbalanced.source_start_ms,
+                statics: proof.statics,
+                #[cfg(feature = "physics")]
+                physics: proof.physics,
+                repairs,
+            };
+            return Ok((keyed, kept));
+        }
+        // Back to the stage, around each fall: first a wider margin, then every paw
+        // down, then both over a wider stretch; last, every paw down throughout.
+        repairs += 1;
+        if repairs == REPAIRS {
+            plan.lifts.clear();
+            for m in margins.iter_mut() {
+                *m += 10.0;
+            }
+            continue;
+        }
+        let row_of = |ms: u64| {
+            (ms.saturating_sub(keyed.source_start_ms) / u64::from(grid.frame_ms)) as usize
+        };
+        let reach = u64::from(if repairs == 2 { 1000u32 } else { 500 });
+        for (from, to) in windows {
+            let (a, b) = (
+                row_of(from.saturating_sub(reach)),
+                row_of(to + reach).min(rows),
+            );
+            if repairs != 2 {
+                for m in margins.iter_mut().take(b).skip(a) {
+                    *m += 10.0;
+                }
+            }
+            if repairs >= 2 {
+                plan.hold(a, b);
+            }
+        }
+    }
+}
+
+/// Both judges' verdicts on a motion.
+struct Proof {
+    statics: statics::Report,
+    #[cfg(feature = "physics")]
+    physics: crate::stability::physics::Report,
+}
+
+impl Proof {
+    /// Where it falls, ms from the motion's start: the static test's unstable spans
+    /// (other than a trot's) and the simulation's fall.
+    fn falls(&self) -> Vec<(u64, u64)> {
+        let mut out: Vec<(u64, u64)> = self
+            .statics
+            .spans
+            .iter()
+            .filter(|s| s.verdict == statics::Verdict::Unstable && !s.dynamic)
+            .map(|s| (s.start_ms, s.end_ms))
+            .collect();
+        #[cfg(feature = "physics")]
+        if let Some(f) = &self.physics.fall {
+            out.push((
+                f.at_ms.saturating_sub(600),
+                f.at_ms + crate::mtn::DENSE_FRAME_MS,
+            ));
+        }
+        out
+    }
+}
+
+/// The static test of every dense frame, and the simulation on the same frames.
+fn prove(motion: &Motion, profile: &Profile) -> Result<Proof, BalanceError> {
+    let stances = statics::stances(motion, profile)?;
+    let statics = statics::report(&stances, profile, statics::DEFAULT_MARGIN_MM);
+    #[cfg(feature = "physics")]
+    let physics = crate::stability::physics::simulate_judged(
+        motion,
+        profile,
+        crate::stability::physics::SERVO_TORQUE_NM * PROOF_TORQUE,
+        &stances,
+    )?;
+    Ok(Proof {
+        statics,
+        #[cfg(feature = "physics")]
+        physics,
     })
 }

@@ -671,7 +671,7 @@ fn the_joint_server_with_physics_says_when_a_streamed_motion_falls() {
 }
 
 #[test]
-fn build_warns_with_the_spans_check_balance_lists() {
+fn build_says_one_balance_line_and_the_spans_check_balance_lists() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("up.json");
     std::fs::write(
@@ -691,14 +691,30 @@ fn build_warns_with_the_spans_check_balance_lists() {
     let built: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
     let checked = common::run(&["check", "--balance", "--json", out_file.to_str().unwrap()]);
     let checked: serde_json::Value = serde_json::from_str(&common::stdout(&checked)).unwrap();
-    // The same spans, in the build's report and on its stderr.
+    // The same spans in the build's report as check --balance gives.
     assert_eq!(built["balance"], checked["balance"]);
     assert_eq!(built["balance"]["spans"][0]["fault"], true);
+    // One warning on stderr, whatever the number of spans: the summary.
     let err = common::stderr(&out);
-    assert!(
-        err.contains("balance: ") && err.contains("unstable, worst margin"),
-        "{err}"
-    );
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("balance")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].contains("longer than 100 ms"), "{err}");
     // Warnings stay what they were: the balance has its own place.
     assert_eq!(built["warnings"], serde_json::json!([]));
+    // The text summary lists the spans that count (over 100 ms), each once.
+    let text = common::run(&[
+        "build",
+        json.to_str().unwrap(),
+        "-o",
+        out_file.to_str().unwrap(),
+    ]);
+    let stdout = common::stdout(&text);
+    let spans = stdout.matches("unstable, worst margin").count();
+    let faults = checked["balance"]["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["fault"] == true)
+        .count();
+    assert_eq!(spans, faults, "{stdout}");
 }

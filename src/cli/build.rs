@@ -19,6 +19,13 @@ pub enum Legs {
     Ik,
 }
 
+/// On or off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
 impl From<Legs> for LegMode {
     fn from(legs: Legs) -> LegMode {
         match legs {
@@ -90,6 +97,16 @@ pub struct Args {
     /// Body roll, pitch and yaw from the performer's pelvis (default: the posture's).
     #[arg(long)]
     pub body_attitude: bool,
+    /// Keep the robot on its feet (on by default): the balance stage plans which paws
+    /// carry it, shifts its weight before a paw lifts, changes the performer's angles as
+    /// little as that needs, and proves the motion with both judges before writing it.
+    /// `off` writes the retargeted motion as it is.
+    #[arg(long, value_enum, default_value_t = OnOff::On, value_name = "on|off")]
+    pub balance: OnOff,
+    /// How far inside the support the balance stage keeps the centre of mass, mm
+    /// (default 14 on the ERS-7; 22 on the ERS-210/220, whose masses are estimates).
+    #[arg(long, value_name = "MM", value_parser = super::parse_margin, allow_negative_numbers = true)]
+    pub balance_margin: Option<f64>,
     /// A source frame (from 0) on which the performer looks straight ahead. The head's
     /// turns, nods and tilts are measured relative to the body, against this frame's
     /// relation of head to body; the default is the take's typical relation (its mean
@@ -226,6 +243,8 @@ struct Summary {
     likeness: Option<Likeness>,
     /// Whether it stays on its feet (the static test; none without a mass model).
     balance: Option<aibo_motion::stability::statics::Report>,
+    /// What the balance stage did (none with `--balance off` or from JSON).
+    stage: Option<super::keep::Stage>,
 }
 
 impl Summary {
@@ -249,7 +268,35 @@ impl Summary {
             "notes": self.notes,
             "likeness": self.likeness.as_ref().map(likeness_json),
             "balance": self.balance.as_ref().map(super::check::balance_json),
+            "balance_stage": self.stage.as_ref().map(super::keep::Stage::to_json),
         })
+    }
+
+    /// The one balance line, and the spans that count (longer than 100 ms).
+    fn balance_text(&self, t: &mut String) {
+        let Some(b) = &self.balance else { return };
+        match &self.stage {
+            Some(stage) => {
+                let verdict = match &stage.falls {
+                    None => "kept on its feet",
+                    Some(_) => "still falls",
+                };
+                let _ = writeln!(
+                    t,
+                    "  balance: {verdict}: {}; simulated with {:.0}% of the servos' torque, {}",
+                    b.summary(),
+                    100.0 * aibo_motion::pipeline::PROOF_TORQUE,
+                    stage.physics
+                );
+                stage.text(t);
+            }
+            None => {
+                let _ = writeln!(t, "  balance (not kept: --balance off): {}", b.summary());
+            }
+        }
+        for span in b.faults() {
+            let _ = writeln!(t, "    {}", super::check::describe_span(span));
+        }
     }
 
     fn text(&self, detailed: bool) -> String {
@@ -264,7 +311,15 @@ impl Summary {
         );
         match (&self.likeness, detailed) {
             (Some(l), false) => {
-                let _ = writeln!(t, "; likeness {:.1}° median", l.overall.median_deg);
+                let _ = write!(t, "; likeness {:.1}° median", l.overall.median_deg);
+                if let Some(w) = self.stage.as_ref().and_then(|s| s.without.as_ref()) {
+                    let _ = write!(t, " ({:.1}° without balancing)", w.overall.median_deg);
+                }
+                match self.stage.as_ref().map(|s| s.falls.is_none()) {
+                    Some(true) => t.push_str("; stays up\n"),
+                    Some(false) => t.push_str("; STILL FALLS\n"),
+                    None => t.push('\n'),
+                }
             }
             _ => t.push('\n'),
         }
@@ -289,8 +344,10 @@ impl Summary {
             if !self.held.is_empty() {
                 let _ = writeln!(t, "  held at the posture: {}", self.held.join(", "));
             }
+            self.balance_text(&mut t);
             if let Some(l) = &self.likeness {
-                likeness_text(&mut t, l);
+                let without = self.stage.as_ref().and_then(|s| s.without.as_ref());
+                likeness_text(&mut t, l, without);
             }
         }
         t
@@ -313,7 +370,7 @@ fn round4(x: f64) -> f64 {
     (x * 10_000.0).round() / 10_000.0
 }
 
-fn likeness_json(l: &Likeness) -> serde_json::Value {
+pub(super) fn likeness_json(l: &Likeness) -> serde_json::Value {
     let segments: Vec<_> = l
         .segments
         .iter()
@@ -343,27 +400,39 @@ fn likeness_json(l: &Likeness) -> serde_json::Value {
     v
 }
 
-/// The likeness block of a build's summary.
-fn likeness_text(t: &mut String, l: &Likeness) {
-    let line = |f: &Figure| {
-        format!(
+/// The likeness block of a build's summary; `without`: the same built without the
+/// balance stage, shown beside each figure.
+fn likeness_text(t: &mut String, l: &Likeness, without: Option<&Likeness>) {
+    let line = |f: &Figure, w: Option<&Figure>| {
+        let mut s = format!(
             "median {:5.1}°  p90 {:5.1}°  {:5.1}% > 45°",
             f.median_deg,
             f.p90_deg,
             100.0 * f.over_45
-        )
+        );
+        if let Some(w) = w {
+            let _ = write!(s, "   (without balancing: median {:5.1}°)", w.median_deg);
+        }
+        s
     };
     let _ = writeln!(
         t,
         "  likeness (angle from the performer's segments): {}",
-        line(&l.overall)
+        line(&l.overall, without.map(|w| &w.overall))
     );
     for s in &l.segments {
         let pair = format!("{} ~ {}", s.performer, s.robot);
-        let _ = writeln!(t, "    {pair:<31} {}", line(&s.figure));
+        let w = without.and_then(|w| {
+            w.segments
+                .iter()
+                .find(|x| x.performer == s.performer)
+                .map(|x| &x.figure)
+        });
+        let _ = writeln!(t, "    {pair:<31} {}", line(&s.figure, w));
     }
     if let Some(head) = &l.head {
-        let _ = writeln!(t, "    {:<31} {}", "head direction", line(head));
+        let w = without.and_then(|w| w.head.as_ref());
+        let _ = writeln!(t, "    {:<31} {}", "head direction", line(head, w));
     }
     for b in &l.beyond_limits {
         let joints: Vec<String> = b
@@ -459,10 +528,21 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             creator: args.creator.clone(),
             body_attitude: args.body_attitude,
         },
+        balance: match args.balance {
+            OnOff::On => pipeline::Balance::On {
+                margin_mm: args.balance_margin,
+            },
+            OnOff::Off => pipeline::Balance::Off,
+        },
     };
     let built = pipeline::build(&clip, &profile, &options)
         .with_context(|| format!("{}: cannot build a motion", input.display()))?;
     let likeness = built.likeness(&profile);
+    let stage = built
+        .balance
+        .as_ref()
+        .map(|kept| super::keep::Stage::of(kept, built.likeness_without(&profile)));
+    let proved = built.balance.as_ref().map(|kept| kept.statics.clone());
     let ramps_s = (
         built.source_start_ms as f64 / 1000.0,
         built.ramp_out_ms as f64 / 1000.0,
@@ -490,7 +570,20 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             warnings.push(w);
         }
     }
-    let balance = balance_warned(&motion, &profile, output);
+    // The stage proved it already (and said nothing of a fall yet); without the stage,
+    // the static test says whether it stands.
+    let balance = match proved {
+        Some(report) => Some(report),
+        None => balance_warned(&motion, &profile, output),
+    };
+    if let Some(falls) = stage.as_ref().and_then(|s| s.falls.clone()) {
+        let w = format!(
+            "the balance stage could not keep it on its feet: {falls}; do not play it on a \
+             robot (`check --balance` and `simulate` say more)"
+        );
+        tracing::warn!("{}: {w}", output.display());
+        warnings.push(w);
+    }
     Ok(Summary {
         input: input.to_path_buf(),
         output: output.to_path_buf(),
@@ -505,27 +598,25 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         notes: clip.notes,
         likeness,
         balance,
+        stage,
     })
 }
 
-/// Will it stay on its feet? The static test, with a warning for each span `check
-/// --balance` lists; `None` for a profile without a mass model.
+/// Will it stay on its feet? The static test, with one warning when it tips for longer
+/// than 100 ms (the summary lists those spans); `None` for a profile without a mass
+/// model.
 fn balance_warned(
     motion: &mtn::Motion,
     profile: &Profile,
     output: &Path,
 ) -> Option<aibo_motion::stability::statics::Report> {
-    let report = aibo_motion::stability::statics::check(
-        motion,
-        profile,
-        aibo_motion::stability::statics::DEFAULT_MARGIN_MM,
-    )
-    .ok()?;
-    for span in &report.spans {
+    use aibo_motion::stability::statics;
+    let report = statics::check(motion, profile, statics::DEFAULT_MARGIN_MM).ok()?;
+    if report.faults().next().is_some() {
         tracing::warn!(
-            "{}: balance: {}",
+            "{}: balance: {} (`check --balance` lists every span)",
             output.display(),
-            super::check::describe_span(span)
+            report.summary()
         );
     }
     Some(report)
@@ -571,5 +662,6 @@ fn build_from_json(input: &Path, output: &Path, data: &[u8]) -> Result<Summary> 
         notes: Vec::new(),
         likeness: None,
         balance,
+        stage: None,
     })
 }

@@ -7,6 +7,7 @@ mod docs;
 mod dump;
 mod export;
 mod info;
+mod keep;
 mod oda;
 mod play;
 mod plot;

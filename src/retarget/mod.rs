@@ -112,6 +112,37 @@ pub enum RetargetError {
     UnknownMeasure { joint: String, measure: String },
 }
 
+/// The pose a performer standing straight gives (arms and legs hanging, looking
+/// ahead), every profile joint, radians: each mapped joint at its mapping's offset (its
+/// value for a zero measure), the others at the stand posture. With [`LegMode::Ik`] the
+/// legs stand as the posture does, as hanging limbs move no paw there.
+pub fn neutral_pose(profile: &Profile, options: &Options) -> Vec<f64> {
+    let mut pose = profile
+        .postures
+        .get("stand")
+        .map(|p| p.joints.clone())
+        .unwrap_or_else(|| vec![0.0; profile.joints.len()]);
+    let leg = |name: &str| {
+        ["lf_", "rf_", "lh_", "rh_"]
+            .iter()
+            .any(|p| name.starts_with(p))
+    };
+    for m in profile
+        .mappings
+        .iter()
+        .filter(|m| !options.overrides.iter().any(|o| o.joint == m.joint))
+        .chain(&options.overrides)
+    {
+        if options.legs == LegMode::Ik && leg(&m.joint) {
+            continue;
+        }
+        if let Some(i) = profile.joints.iter().position(|j| j.name == m.joint) {
+            pose[i] = m.offset_deg.to_radians();
+        }
+    }
+    pose
+}
+
 /// Tracks for every profile joint that a mapping drives and the clip can measure.
 /// With [`LegMode::Ik`], legs with geometry in the profile follow paw positions instead.
 pub fn retarget(

@@ -273,6 +273,11 @@ impl Body {
             )
     }
 
+    /// Each mass: its bone, kg, and its centre in the bone's frame (mm).
+    pub fn masses(&self) -> &[(usize, f64, DVec3)] {
+        &self.masses
+    }
+
     /// The centre of mass of a pose (mm, the pose's frame).
     pub fn centre_of_mass(&self, pose: &Pose) -> DVec3 {
         let weighted: DVec3 = self

@@ -11,9 +11,12 @@
 //! to its edge.
 
 pub mod body;
+pub mod kinematics;
 #[cfg(feature = "physics")]
 pub mod physics;
+pub mod plan;
 pub mod qp;
+pub mod stage;
 pub mod statics;
 pub mod support;
 
@@ -44,6 +47,8 @@ pub enum BalanceError {
          from 0 to 100 mm"
     )]
     BadGeometry(String),
+    #[error("{given} stances given for a motion of {frames} frames")]
+    StanceCount { given: usize, frames: u64 },
     #[error("the {model} profile's [mass] gives {link:?} {kg} kg; a mass is a positive number")]
     BadMass {
         model: String,

@@ -471,6 +471,12 @@ pub fn stances_at(
 /// The static test of `motion` on `profile`, requiring `required_mm` of margin.
 pub fn check(motion: &Motion, profile: &Profile, required_mm: f64) -> Result<Report, BalanceError> {
     let all = stances(motion, profile)?;
+    Ok(report(&all, profile, required_mm))
+}
+
+/// The static test's report from every dense frame's stance (as [`stances`] gives them),
+/// requiring `required_mm` of margin.
+pub fn report(all: &[Stance], profile: &Profile, required_mm: f64) -> Report {
     let verdicts: Vec<Verdict> = all.iter().map(|s| s.verdict(required_mm)).collect();
     let mut spans: Vec<Span> = Vec::new();
     let mut first = 0;
@@ -508,7 +514,7 @@ pub fn check(motion: &Motion, profile: &Profile, required_mm: f64) -> Result<Rep
         first = end;
     }
     let count = |v: Verdict| verdicts.iter().filter(|&&x| x == v).count() as u64;
-    Ok(Report {
+    Report {
         required_margin_mm: required_mm,
         frames: all.len() as u64,
         unstable_frames: count(Verdict::Unstable),
@@ -524,7 +530,7 @@ pub fn check(motion: &Motion, profile: &Profile, required_mm: f64) -> Result<Rep
             .fold(f64::INFINITY, f64::min),
         spans,
         uncertain_masses: profile.mass.as_ref().is_some_and(|m| m.uncertain),
-    })
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,137 @@
+//! What `build`'s balance stage did, for people and for `--json`: which paws it raised
+//! and held down, how far it moved the weight, what the proof found, and how much the
+//! motion still looks like the performer.
+
+use aibo_motion::likeness::Likeness;
+use aibo_motion::pipeline::{Kept, PROOF_TORQUE};
+use aibo_motion::stability::plan::{is_front, PAWS};
+use serde_json::json;
+use std::fmt::Write as _;
+
+/// One paw's part.
+pub struct Paw {
+    pub paw: &'static str,
+    /// `left arm`, …: the limb that drives it.
+    pub limb: Option<String>,
+    pub lifts: usize,
+    pub raised_s: f64,
+    /// Held down where its limb gestured.
+    pub held_s: f64,
+}
+
+/// The stage's outcome, as `build` reports it.
+pub struct Stage {
+    pub margin_mm: f64,
+    pub paws: Vec<Paw>,
+    /// The furthest the centre of mass moved from where the robot stands at rest, mm.
+    pub shift_mm: f64,
+    /// Rows whose program had no solution (the planted paws pulled, not held), and rows
+    /// where the margin could not be kept.
+    pub unsolved_rows: usize,
+    pub short_rows: usize,
+    pub repairs: usize,
+    /// The simulation's one line (80% of the servos' torque).
+    pub physics: String,
+    /// Where the proof still finds a fall.
+    pub falls: Option<String>,
+    pub without: Option<Likeness>,
+}
+
+impl Stage {
+    pub fn of(kept: &Kept, without: Option<Likeness>) -> Stage {
+        let paws = (0..PAWS.len())
+            .filter_map(|p| {
+                let (raised_s, held_s) = kept.plan.paw_seconds(p);
+                (raised_s > 0.0 || held_s > 0.0).then(|| Paw {
+                    paw: PAWS[p],
+                    limb: kept.plan.limbs[p].map(|l| l.name().replace('_', " ")),
+                    lifts: kept.plan.lift_count(p),
+                    raised_s,
+                    held_s,
+                })
+            })
+            .collect();
+        Stage {
+            margin_mm: kept.margin_mm,
+            paws,
+            shift_mm: kept.rows.iter().map(|r| r.shift_mm).fold(0.0, f64::max),
+            unsolved_rows: kept.rows.iter().filter(|r| r.held).count(),
+            short_rows: kept.rows.iter().filter(|r| r.short_mm > 0.5).count(),
+            repairs: kept.repairs,
+            physics: kept.physics.summary(),
+            falls: kept.falls(),
+            without,
+        }
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        let paws: Vec<_> = self
+            .paws
+            .iter()
+            .map(|p| {
+                json!({
+                    "paw": p.paw,
+                    "limb": p.limb,
+                    "lifts": p.lifts,
+                    "raised_s": round3(p.raised_s),
+                    "held_down_s": round3(p.held_s),
+                })
+            })
+            .collect();
+        json!({
+            "margin_mm": self.margin_mm,
+            "paws": paws,
+            "weight_shift_mm": (self.shift_mm * 10.0).round() / 10.0,
+            "unsolved_rows": self.unsolved_rows,
+            "short_rows": self.short_rows,
+            "repairs": self.repairs,
+            "simulation": {"torque_share": PROOF_TORQUE, "summary": self.physics},
+            "stays_up": self.falls.is_none(),
+            "falls": self.falls,
+            "likeness_without": self.without.as_ref().map(super::build::likeness_json),
+        })
+    }
+
+    /// The lines under the build's balance line.
+    pub fn text(&self, t: &mut String) {
+        for p in &self.paws {
+            let limb = p.limb.clone().unwrap_or_else(|| "its limb".into());
+            let kind = if is_front(PAWS.iter().position(|&x| x == p.paw).unwrap_or(0)) {
+                "gestured"
+            } else {
+                "stepped"
+            };
+            let mut parts = Vec::new();
+            if p.raised_s > 0.0 {
+                parts.push(format!(
+                    "raised {:.1} s ({} lift{}) as the {limb} {kind}",
+                    p.raised_s,
+                    p.lifts,
+                    if p.lifts == 1 { "" } else { "s" }
+                ));
+            }
+            if p.held_s > 0.0 {
+                parts.push(format!(
+                    "held down {:.1} s where the {limb} {kind}",
+                    p.held_s
+                ));
+            }
+            let _ = writeln!(t, "    {} paw {}", p.paw, parts.join("; "));
+        }
+        if self.shift_mm > 0.5 {
+            let _ = writeln!(t, "    weight shifted up to {:.0} mm", self.shift_mm);
+        }
+        if self.repairs > 0 {
+            let _ = writeln!(
+                t,
+                "    the proof sent it back {} time{} to repair a fall",
+                self.repairs,
+                if self.repairs == 1 { "" } else { "s" }
+            );
+        }
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}

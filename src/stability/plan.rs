@@ -1,0 +1,437 @@
+//! The contact plan: which paws carry the robot on each row of the keyframe grid.
+//!
+//! Standing, all four paws are down. A paw lifts only where the performer's limb
+//! gestures (a front paw: the hand raised above about a third of the arm's length below
+//! the shoulder, so an arm hanging with its elbow bent keeps its paw down; a hind paw:
+//! the foot lifted above the other, a step), only one at a time, and only for long enough
+//! to be worth the weight shift before it. Where the performer raises both arms, the arm
+//! that is higher and livelier over its span wins and the other paw stays planted;
+//! arm gestures win over steps. Every lift is preceded by a weight shift and followed
+//! by a dwell with all four paws down, so contacts do not flicker.
+
+use crate::retarget::{Limb, Tracks};
+use crate::robot::profile::Profile;
+
+/// The paws, in the order the plan counts them.
+pub const PAWS: [&str; 4] = ["lf", "rf", "lh", "rh"];
+
+/// Whether a paw (index into [`PAWS`]) is a front one.
+pub fn is_front(paw: usize) -> bool {
+    paw < 2
+}
+
+/// A hand this high (relative to the shoulder, in arm lengths: −1 hanging straight, 0 at
+/// shoulder height) raises its paw; below [`ARM_LOWERED`] it lowers it again. The
+/// performers of the shared takes hang an idle arm at −0.8 to −1.0, elbow bent or not;
+/// waves and raised arms go above −0.3.
+const ARM_RAISED: f64 = -0.35;
+const ARM_LOWERED: f64 = -0.5;
+
+/// A foot this far above the other (in leg lengths) is a step; below [`FOOT_DOWN`] it is
+/// down again. The shared walks lift a foot 0.12 to 0.25 of the leg.
+const FOOT_LIFTED: f64 = 0.12;
+const FOOT_DOWN: f64 = 0.06;
+
+/// How much an arm's movement counts beside its height, choosing between two raised
+/// arms (per arm length per second).
+const LIVELINESS: f64 = 0.3;
+
+/// The plan's timing, seconds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Timing {
+    /// The weight moves over the other three paws before a paw lifts.
+    pub shift_s: f64,
+    /// The paw rises from the floor.
+    pub lift_s: f64,
+    /// The paw comes down to its spot.
+    pub land_s: f64,
+    /// The shortest lift worth making.
+    pub min_up_s: f64,
+    /// All four paws stay down at least this long between lifts.
+    pub min_down_s: f64,
+}
+
+impl Default for Timing {
+    fn default() -> Timing {
+        Timing {
+            shift_s: 0.4,
+            lift_s: 0.12,
+            land_s: 0.2,
+            min_up_s: 0.4,
+            min_down_s: 0.2,
+        }
+    }
+}
+
+/// One lifted paw: rows `start..end` of the grid (it leaves the floor at `start` and is
+/// back on it at `end`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lift {
+    pub paw: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// Where the performer's limb gestured, rows `start..end`, whether or not its paw lifts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Want {
+    pub paw: usize,
+    pub start: usize,
+    pub end: usize,
+}
+
+/// What a paw does on a row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Phase {
+    /// On its spot, carrying weight.
+    Planted,
+    /// On its spot while the weight moves off it (this far, 0 to 1).
+    Shifting(f64),
+    /// Rising from the floor (this far).
+    Lifting(f64),
+    /// Up, following the performer.
+    Up,
+    /// Coming down to its spot (this far).
+    Landing(f64),
+}
+
+impl Phase {
+    /// It carries weight: on the floor.
+    pub fn planted(self) -> bool {
+        matches!(self, Phase::Planted | Phase::Shifting(_))
+    }
+}
+
+/// The contact plan of a motion's grid rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub rows: usize,
+    /// The grid's spacing, s.
+    pub row_s: f64,
+    /// Lifted paws in time order; never two at once, never within the dwell and shift.
+    pub lifts: Vec<Lift>,
+    /// Where each limb gestured.
+    pub wants: Vec<Want>,
+    /// The performer's limb that drives each paw, by [`PAWS`] index.
+    pub limbs: [Option<Limb>; 4],
+    pub timing: Timing,
+}
+
+impl Plan {
+    /// All four paws down throughout.
+    pub fn standing(rows: usize, row_s: f64) -> Plan {
+        Plan {
+            rows,
+            row_s,
+            lifts: Vec::new(),
+            wants: Vec::new(),
+            limbs: [None; 4],
+            timing: Timing::default(),
+        }
+    }
+
+    fn rows_of(&self, seconds: f64) -> usize {
+        (seconds / self.row_s).round().max(1.0) as usize
+    }
+
+    /// The lift that concerns `row` (its shift, or itself) if any.
+    pub fn lift_at(&self, row: usize) -> Option<Lift> {
+        let shift = self.rows_of(self.timing.shift_s);
+        self.lifts
+            .iter()
+            .find(|l| row + shift >= l.start && row < l.end)
+            .copied()
+    }
+
+    /// What `paw` does on `row`. A lift early in the motion has its weight shift start
+    /// before the first row: the ramp from the start posture makes that part of it.
+    pub fn phase(&self, row: usize, paw: usize) -> Phase {
+        let Some(lift) = self.lift_at(row) else {
+            return Phase::Planted;
+        };
+        if lift.paw != paw {
+            return Phase::Planted;
+        }
+        let fraction = |at: usize, length: usize| ((at + 1) as f64 / length.max(1) as f64).min(1.0);
+        if row < lift.start {
+            let shift = self.rows_of(self.timing.shift_s);
+            return Phase::Shifting(fraction(row + shift - lift.start, shift));
+        }
+        let rising = self.rows_of(self.timing.lift_s).min(lift.end - lift.start);
+        let falling = self.rows_of(self.timing.land_s).min(lift.end - lift.start);
+        if row < lift.start + rising {
+            Phase::Lifting(fraction(row - lift.start, rising))
+        } else if row + falling >= lift.end {
+            Phase::Landing(fraction(row + falling - lift.end, falling))
+        } else {
+            Phase::Up
+        }
+    }
+
+    /// Keeps every paw down over rows `from..to` (and the shifts and dwells around them):
+    /// lifts that reach into the window are cut short or dropped.
+    pub fn hold(&mut self, from: usize, to: usize) {
+        let (gap, min_up) = (self.gap_rows(), self.rows_of(self.timing.min_up_s));
+        let mut kept = Vec::new();
+        for l in &self.lifts {
+            let blocked = (from.saturating_sub(gap), to + gap);
+            for (start, end) in carve((l.start, l.end), &[blocked]) {
+                if end - start >= min_up {
+                    kept.push(Lift { start, end, ..*l });
+                }
+            }
+        }
+        self.lifts = kept;
+    }
+
+    /// Rows between one lift's end and the next one's start: the dwell, then the shift.
+    fn gap_rows(&self) -> usize {
+        self.rows_of(self.timing.min_down_s) + self.rows_of(self.timing.shift_s)
+    }
+
+    /// Whether `paw`'s limb gestures on `row` (whether or not the paw lifts for it).
+    pub fn wanted(&self, row: usize, paw: usize) -> bool {
+        self.wants
+            .iter()
+            .any(|w| w.paw == paw && row >= w.start && row < w.end)
+    }
+
+    /// How many times a paw lifts.
+    pub fn lift_count(&self, paw: usize) -> usize {
+        self.lifts.iter().filter(|l| l.paw == paw).count()
+    }
+
+    /// Seconds a paw was raised, and seconds it was held down where its limb gestured.
+    pub fn paw_seconds(&self, paw: usize) -> (f64, f64) {
+        let raised: usize = self
+            .lifts
+            .iter()
+            .filter(|l| l.paw == paw)
+            .map(|l| l.end - l.start)
+            .sum();
+        let wanted: usize = self
+            .wants
+            .iter()
+            .filter(|w| w.paw == paw)
+            .map(|w| {
+                let overlap: usize = self
+                    .lifts
+                    .iter()
+                    .filter(|l| l.paw == paw)
+                    .map(|l| w.end.min(l.end).saturating_sub(w.start.max(l.start)))
+                    .sum();
+                (w.end - w.start).saturating_sub(overlap)
+            })
+            .sum();
+        (raised as f64 * self.row_s, wanted as f64 * self.row_s)
+    }
+}
+
+/// The parts of `span` outside every one of `blocked`.
+fn carve(span: (usize, usize), blocked: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let mut pieces = vec![span];
+    for &(b0, b1) in blocked {
+        pieces = pieces
+            .into_iter()
+            .flat_map(|(s, e)| {
+                let mut out = Vec::new();
+                if s < b0.min(e) {
+                    out.push((s, b0.min(e)));
+                }
+                if b1.max(s) < e {
+                    out.push((b1.max(s), e));
+                }
+                out
+            })
+            .collect();
+    }
+    pieces
+}
+
+/// The limb that drives each paw (through its leg's joints), from the tracks' drivers.
+fn drivers(tracks: &Tracks) -> [Option<Limb>; 4] {
+    let mut out = [None; 4];
+    for (paw, prefix) in PAWS.iter().enumerate() {
+        out[paw] = tracks
+            .drivers
+            .iter()
+            .filter(|d| d.joint.starts_with(&format!("{prefix}_")))
+            .find_map(|d| {
+                let part = d.measure.split('.').next()?;
+                Limb::ALL.into_iter().find(|l| l.name() == part)
+            });
+    }
+    out
+}
+
+/// Each source frame's gesture signal for a limb, and how far above its threshold it is:
+/// an arm's hand height, a leg's foot height over the other foot.
+fn signal(tracks: &Tracks, limb: Limb) -> Option<Vec<f64>> {
+    let track = tracks.performer.limb(limb)?;
+    let length = track.length.max(1e-9);
+    let height = |t: &crate::retarget::LimbTrack, f: usize| {
+        t.bones.get(f).map_or(0.0, |(u, l)| (u.z + l.z) / length)
+    };
+    let frames = track.bones.len();
+    match limb {
+        Limb::LeftArm | Limb::RightArm => Some((0..frames).map(|f| height(track, f)).collect()),
+        Limb::LeftLeg | Limb::RightLeg => {
+            let other = if limb == Limb::LeftLeg {
+                Limb::RightLeg
+            } else {
+                Limb::LeftLeg
+            };
+            let other = tracks.performer.limb(other)?;
+            Some(
+                (0..frames)
+                    .map(|f| height(track, f) - height(other, f))
+                    .collect(),
+            )
+        }
+    }
+}
+
+/// The contact plan for `rows` grid rows `row_s` apart, the first at the tracks' first
+/// frame.
+pub fn plan(tracks: &Tracks, profile: &Profile, rows: usize, row_s: f64) -> Plan {
+    let mut plan = Plan::standing(rows, row_s);
+    let timing = plan.timing;
+    let source_s = tracks.frame_time.max(1e-9);
+    let frame_of = |row: usize| {
+        ((row as f64 * row_s / source_s).round() as usize).min(tracks.frames.saturating_sub(1))
+    };
+    let has_leg = |prefix: &str| {
+        profile
+            .joints
+            .iter()
+            .any(|j| j.name == format!("{prefix}_j1"))
+    };
+    // Each limb's spans of gesture, with a score: how high and how lively, in total.
+    let mut candidates: Vec<(Want, f64)> = Vec::new();
+    plan.limbs = drivers(tracks);
+    for (paw, limb) in plan.limbs.into_iter().enumerate() {
+        let Some(limb) = limb else { continue };
+        if !has_leg(PAWS[paw]) {
+            continue;
+        }
+        let Some(signal) = signal(tracks, limb) else {
+            continue;
+        };
+        let (raise, lower) = if is_front(paw) {
+            (ARM_RAISED, ARM_LOWERED)
+        } else {
+            (FOOT_LIFTED, FOOT_DOWN)
+        };
+        let at = |row: usize| signal.get(frame_of(row)).copied().unwrap_or(-1.0);
+        let mut up = false;
+        let mut start = 0;
+        let mut score = 0.0;
+        for row in 0..=rows {
+            let v = if row < rows {
+                at(row)
+            } else {
+                f64::NEG_INFINITY
+            };
+            if !up && v > raise {
+                (up, start, score) = (true, row, 0.0);
+            } else if up && v < lower {
+                up = false;
+                candidates.push((
+                    Want {
+                        paw,
+                        start,
+                        end: row,
+                    },
+                    score,
+                ));
+                continue;
+            }
+            if up {
+                let speed = if row > 0 {
+                    (v - at(row - 1)).abs() / row_s
+                } else {
+                    0.0
+                };
+                score += (v - lower) + LIVELINESS * speed;
+            }
+        }
+    }
+    plan.wants = candidates.iter().map(|(w, _)| *w).collect();
+    // Arms before steps; higher and livelier first. Each takes what the chosen ones leave,
+    // keeping the dwell and the weight shift clear around them, and the motion's first
+    // and last rows (the ramps from and to the postures stand on all four paws, and do
+    // the first shift and the last dwell).
+    candidates.sort_by(|a, b| {
+        is_front(b.0.paw)
+            .cmp(&is_front(a.0.paw))
+            .then(b.1.total_cmp(&a.1))
+    });
+    let gap = plan.gap_rows();
+    let min_up = plan.rows_of(timing.min_up_s);
+    let edges = [(0, 1), (rows.saturating_sub(1), rows + 1)];
+    let mut chosen: Vec<Lift> = Vec::new();
+    for (want, _) in candidates {
+        let mut blocked: Vec<(usize, usize)> = edges.to_vec();
+        blocked.extend(
+            chosen
+                .iter()
+                .map(|c| (c.start.saturating_sub(gap), c.end + gap)),
+        );
+        for (start, end) in carve((want.start, want.end), &blocked) {
+            if end - start >= min_up {
+                chosen.push(Lift {
+                    paw: want.paw,
+                    start,
+                    end,
+                });
+            }
+        }
+    }
+    chosen.sort_by_key(|l| l.start);
+    plan.lifts = chosen;
+    plan
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn carving_leaves_what_lies_outside_the_blocks() {
+        assert_eq!(carve((10, 50), &[(20, 30)]), [(10, 20), (30, 50)]);
+        assert_eq!(carve((10, 50), &[(0, 15), (45, 60)]), [(15, 45)]);
+        assert_eq!(carve((10, 50), &[(0, 60)]), []);
+        assert_eq!(carve((10, 50), &[(60, 70)]), [(10, 50)]);
+    }
+
+    #[test]
+    fn phases_run_shift_lift_up_land_and_hold_cuts_lifts() {
+        let mut p = Plan::standing(200, 0.016);
+        p.lifts = vec![Lift {
+            paw: 1,
+            start: 50,
+            end: 100,
+        }];
+        // 0.4 s of shift is 25 rows; 0.12 s of lift 8 rows; 0.2 s of landing 13.
+        assert_eq!(p.phase(10, 1), Phase::Planted);
+        assert!(matches!(p.phase(25, 1), Phase::Shifting(s) if s > 0.0 && s < 0.1));
+        assert!(matches!(p.phase(49, 1), Phase::Shifting(s) if s == 1.0));
+        assert!(matches!(p.phase(50, 1), Phase::Lifting(_)));
+        assert_eq!(p.phase(70, 1), Phase::Up);
+        assert!(matches!(p.phase(87, 1), Phase::Landing(s) if s > 0.0 && s < 0.1));
+        assert!(matches!(p.phase(99, 1), Phase::Landing(s) if s == 1.0));
+        assert_eq!(p.phase(100, 1), Phase::Planted);
+        assert_eq!(p.phase(70, 0), Phase::Planted);
+        // A lift near the start has its shift begun before the first row.
+        let mut q = Plan::standing(200, 0.016);
+        q.lifts = vec![Lift {
+            paw: 0,
+            start: 5,
+            end: 60,
+        }];
+        assert!(matches!(q.phase(0, 0), Phase::Shifting(s) if s > 0.8));
+        // Holding the paws down over 60..65 leaves no lift long enough on either side.
+        p.hold(60, 65);
+        assert!(p.lifts.is_empty(), "{:?}", p.lifts);
+    }
+}

@@ -1,0 +1,802 @@
+//! The balance stage: `clip → retarget → keep balance → keyframes`. It changes the
+//! retargeted joint angles as little as it can so that the robot stays on its feet.
+//!
+//! For every row of the keyframe grid it solves a small quadratic program over the
+//! body's position, roll and pitch and the head's and legs' joints (about twenty
+//! variables), linearised about the row before and solved again from its answer a few
+//! times:
+//! - **objective**: the joints as near the performer's as possible, weighted by what the
+//!   performer shows (the head and a raised leg most, the planted legs least: they are
+//!   the balance tool), the body near its standing pose, and every variable near the row
+//!   before (smooth corrections);
+//! - **planted paws** stay on their floor spots (equalities), as the contact plan
+//!   (`plan.rs`) says which paws are down;
+//! - **the centre of mass** stays at least the margin inside the planted paws' polygon;
+//!   before a paw lifts, inside the other three's as well, by a margin that ramps up over
+//!   the plan's weight shift, so the weight moves first;
+//! - **a raised paw** clears the floor (rising and falling over the plan's lift and
+//!   landing, coming down onto its spot), and no elbow, knee, body or head comes within
+//!   a few mm of it;
+//! - **every joint** stays within its limits, and moves no faster than its speed.
+//!
+//! The margin is a soft constraint with a steep price, so a row where it cannot be had
+//! still gets the nearest answer, reported as short; a row whose program has no solution
+//! at all holds the row before (reported too). The motion it writes carries the body's
+//! roll and pitch as they stand on the planned contacts, so the judges read the plan
+//! from the file.
+
+use glam::{DVec2, DVec3};
+
+use super::body::{Body, Part};
+use super::kinematics::{Evaluation, Kinematics, Segments, BODY_VARIABLES};
+use super::plan::{Phase, Plan, PAWS};
+use super::qp::{self, Constraint, Matrix, Problem};
+use super::support::convex_hull;
+use super::BalanceError;
+use crate::keyframes::{max_steps, Grid};
+use crate::robot::legs::{Leg, LegId};
+use crate::robot::profile::Profile;
+
+/// The centre of mass's distance inside the support the stage keeps by default, mm: the
+/// judges' 10 mm, and room for the keyframes' tolerance (0.5° on each joint moves a paw
+/// by a few mm).
+pub const DEFAULT_MARGIN_MM: f64 = 14.0;
+
+/// The same where the profile's masses are estimates (the ERS-210/220).
+pub const UNCERTAIN_MARGIN_MM: f64 = 22.0;
+
+/// A raised paw clears the floor by this much, mm (the static test counts a paw within
+/// 5 mm as down).
+const PAW_CLEARANCE_MM: f64 = 14.0;
+
+/// Elbows, knees and the body keep this far from the floor, mm; the head further.
+const BODY_CLEARANCE_MM: f64 = 9.0;
+const HEAD_CLEARANCE_MM: f64 = 20.0;
+
+/// Objective weights: per rad² for joints and attitude, per mm² for positions.
+const W_HEAD: f64 = 30.0;
+const W_RAISED: f64 = 30.0;
+const W_PLANTED: f64 = 1.0;
+/// A planted leg's joints themselves, beside its segments' directions: little.
+const W_PLANTED_ANGLES: f64 = 0.05;
+const W_OTHER: f64 = 5.0;
+const W_BODY_POSITION: f64 = 2e-4;
+const W_BODY_ATTITUDE: f64 = 20.0;
+/// Smoothness: against the row before.
+const S_JOINT: f64 = 0.5;
+const S_BODY_POSITION: f64 = 0.02;
+const S_BODY_ATTITUDE: f64 = 20.0;
+/// The margin's price, per mm² short.
+const W_SHORT: f64 = 50.0;
+/// A planted paw's pull onto its spot where it cannot be held there, per mm².
+const W_SOFT_PLANT: f64 = 100.0;
+
+/// A landing paw closes on its spot by at most this much per row, mm (0.3 m/s at 16 ms:
+/// well within the legs' speed, so that the leg lands it and not the body).
+const LANDING_STEP_MM: f64 = 5.0;
+
+/// A landing leg heads for its spot at this share of its joints' speed, and is held to
+/// an approach onto it over its last rows.
+const LANDING_SPEED_SHARE: f64 = 0.6;
+const LANDING_FINAL_ROWS: usize = 6;
+
+/// A landing paw's pull onto its spot, per mm², divided by the rows it has left.
+const W_LAND: f64 = 2.0;
+
+/// A landing paw may miss its shrinking approach by this much, mm.
+const LANDING_SLACK_MM: f64 = 0.3;
+
+/// A planted leg's knee stays within this much less and this much more bend than the
+/// stand's, radians: past it the leg carries the weight badly (a servo at 80% of its
+/// torque lets a deeply bent support leg sag, and the paw slides).
+const PLANTED_KNEE_LESS: f64 = 0.44;
+const PLANTED_KNEE_MORE: f64 = 0.52;
+
+/// The body may move this far from one row to the next, mm and rad, so that each
+/// linearisation stays near what it describes.
+const TRUST_MM: f64 = 3.0;
+const TRUST_RAD: f64 = 0.08;
+
+/// Linearise-and-solve rounds per row.
+const ROUNDS: usize = 4;
+
+/// How one row came out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RowReport {
+    /// How far the centre of mass is from where it stands at rest, seen from above, mm.
+    pub shift_mm: f64,
+    /// How far short of the margin the centre of mass stayed, mm (0: it kept it).
+    pub short_mm: f64,
+    /// The program had no solution: the planted paws were pulled onto their spots, not
+    /// held on them.
+    pub held: bool,
+    /// Where the body is against where it stands at rest, mm (x forward, y left, z up).
+    pub body_mm: DVec3,
+}
+
+/// The balanced rows and how they came about.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Balanced {
+    pub grid: Grid,
+    pub plan: Plan,
+    pub rows: Vec<RowReport>,
+}
+
+/// The robot standing, as the stage starts from.
+struct Standing {
+    /// The variables of the stand posture on the floor.
+    x: Vec<f64>,
+    /// Each paw's floor spot (its centre's x and y), by `PAWS` index.
+    spots: [Option<DVec2>; 4],
+    /// Where the centre of mass is, seen from above.
+    com: DVec2,
+}
+
+/// The stage's fixed parts for one profile.
+pub struct Stage {
+    kin: Kinematics,
+    /// Per variable (after the body's): is it a head joint, and its leg's paw.
+    head: Vec<bool>,
+    leg_of: Vec<Option<usize>>,
+    /// Each leg's J1, J2, J3 among all the variables.
+    leg_variables: [Option<[usize; 3]>; 4],
+    /// Each leg as a chain, for the angles that put its paw on its spot.
+    legs: [Option<Leg>; 4],
+    limits: Vec<(f64, f64)>,
+    /// Largest step per grid row, by variable joint.
+    steps: Vec<f64>,
+    standing: Standing,
+    /// The stand posture's angles, every profile joint.
+    stand: Vec<f64>,
+}
+
+impl Stage {
+    /// The stage for `profile` on a grid of `frame_ms`, its paws planted where the stand
+    /// posture puts them: the motion starts there and ramps into its first row in joint
+    /// space, which keeps the paws where they are only if that row stands on the same
+    /// spots.
+    pub fn new(profile: &Profile, frame_ms: u32, stance: &[f64]) -> Result<Stage, BalanceError> {
+        let body = Body::of(profile)?;
+        let leg_prefix = |name: &str| PAWS.iter().position(|p| name.starts_with(&format!("{p}_")));
+        let head_joint = |name: &str| name.starts_with("head_");
+        let joints: Vec<usize> = profile
+            .joints
+            .iter()
+            .enumerate()
+            .filter(|(_, j)| !j.binary && (head_joint(&j.name) || leg_prefix(&j.name).is_some()))
+            .filter(|(i, _)| body.skeleton.bones.iter().any(|b| b.joint == Some(*i)))
+            .map(|(i, _)| i)
+            .collect();
+        let kin = Kinematics::new(&body, joints.clone());
+        let max = max_steps(profile, frame_ms);
+        let stand: Vec<f64> = (0..profile.joints.len())
+            .map(|j| stance.get(j).copied().unwrap_or(0.0))
+            .collect();
+        let pitch = profile.postures.get("stand").map_or(0.0, |p| p.body_pitch);
+        let variable = |name: String| {
+            joints
+                .iter()
+                .position(|&j| profile.joints[j].name == name)
+                .map(|v| BODY_VARIABLES + v)
+        };
+        let leg_variables = std::array::from_fn(|p| {
+            let prefix = PAWS[p];
+            Some([
+                variable(format!("{prefix}_j1"))?,
+                variable(format!("{prefix}_j2"))?,
+                variable(format!("{prefix}_j3"))?,
+            ])
+        });
+        let legs =
+            std::array::from_fn(|p| Leg::in_skeleton(&body.skeleton, profile, LegId::ALL[p]));
+        let mut stage = Stage {
+            legs,
+            leg_variables,
+            head: joints
+                .iter()
+                .map(|&j| head_joint(&profile.joints[j].name))
+                .collect(),
+            leg_of: joints
+                .iter()
+                .map(|&j| leg_prefix(&profile.joints[j].name))
+                .collect(),
+            limits: joints
+                .iter()
+                .map(|&j| {
+                    profile.joints[j]
+                        .limits
+                        .map_or((f64::NEG_INFINITY, f64::INFINITY), |l| (l.min, l.max))
+                })
+                .collect(),
+            steps: joints
+                .iter()
+                .map(|&j| max[j].map_or(f64::INFINITY, |s| s * 0.98))
+                .collect(),
+            kin,
+            standing: Standing {
+                x: Vec::new(),
+                spots: [None; 4],
+                com: DVec2::ZERO,
+            },
+            stand,
+        };
+        stage.standing = stage.stand_on_floor(pitch);
+        Ok(stage)
+    }
+
+    /// The stand posture with its paws on the floor: the body's height, roll and pitch
+    /// that put the paws' centres at their radius above it (least squares, a few
+    /// Gauss-Newton steps from the posture's pitch).
+    fn stand_on_floor(&self, pitch: f64) -> Standing {
+        let mut x = vec![0.0, 0.0, 0.0, 0.0, pitch];
+        x.extend(self.kin.joints.iter().map(|&j| self.stand[j]));
+        let paws: Vec<usize> = (0..4).filter_map(|p| self.kin.paw_point(p)).collect();
+        let mut angles = self.stand.clone();
+        for _ in 0..6 {
+            let e = self.kin.evaluate(&x, &mut angles);
+            // Unknowns z, roll, pitch (variables 2, 3, 4): J δ = −residual.
+            let mut jtj = [[0.0; 3]; 3];
+            let mut jtr = [0.0; 3];
+            for &i in &paws {
+                let (c, cols) = &e.points[i];
+                let r = c.z - self.kin.points[i].radius;
+                let row = [cols[2].z, cols[3].z, cols[4].z];
+                for a in 0..3 {
+                    jtr[a] += row[a] * r;
+                    for b in 0..3 {
+                        jtj[a][b] += row[a] * row[b];
+                    }
+                }
+            }
+            let Some(step) = solve3(jtj, jtr) else { break };
+            for a in 0..3 {
+                x[2 + a] -= step[a];
+            }
+        }
+        let e = self.kin.evaluate(&x, &mut angles);
+        let mut spots = [None; 4];
+        for (p, spot) in spots.iter_mut().enumerate() {
+            *spot = self.kin.paw_point(p).map(|i| e.points[i].0.truncate());
+        }
+        Standing {
+            x,
+            spots,
+            com: e.com.truncate(),
+        }
+    }
+
+    /// Balances `grid` as `plan` says, keeping `margin[row]` mm inside the support.
+    pub fn balance(&self, grid: &Grid, plan: &Plan, margin: &[f64]) -> Balanced {
+        let mut rows = Vec::with_capacity(grid.rows.len());
+        let mut reports = Vec::with_capacity(grid.rows.len());
+        let mut prev = self.standing.x.clone();
+        // The ramped margins of the weight shift in progress: the paw it is for, and the
+        // distance of the centre of mass inside each edge when it began.
+        let mut shift: Option<(usize, Vec<f64>)> = None;
+        for (k, grid_row) in grid.rows.iter().enumerate() {
+            let mut angles: Vec<f64> = grid_row.iter().skip(3).copied().collect();
+            let phases: [Phase; 4] = std::array::from_fn(|p| plan.phase(k, p));
+            // A paw held down while its limb gestures stands as it stood: following the
+            // raised arm would drag the body after it.
+            let mut targets = angles.clone();
+            for (p, phase) in phases.iter().enumerate() {
+                if phase.planted() && plan.wanted(k, p) {
+                    for j in self.leg_joints(p) {
+                        targets[j] = self.stand[j];
+                    }
+                }
+            }
+            match phases.iter().position(|p| matches!(p, Phase::Shifting(_))) {
+                Some(paw) if shift.as_ref().map_or(true, |(p, _)| *p != paw) => {
+                    // A shift starting: where the centre of mass stands against the
+                    // three paws that will carry it.
+                    let e = self.kin.evaluate(&prev, &mut angles.clone());
+                    let start = self
+                        .edges(&self.three_without(paw))
+                        .iter()
+                        .map(|(n, h)| n.dot(e.com.truncate()) - h)
+                        .collect();
+                    shift = Some((paw, start));
+                }
+                Some(_) => {}
+                None => shift = None,
+            }
+            // A raised paw comes down in time: over the plan's landing, or earlier where
+            // its leg needs longer, at a share of its joints' speed, to reach the angles
+            // that put it on its spot from where the body is.
+            let landing = phases
+                .iter()
+                .position(|p| matches!(p, Phase::Up | Phase::Landing(_)))
+                .and_then(|paw| {
+                    let left = (k..plan.rows)
+                        .position(|r| plan.phase(r, paw).planted())
+                        .unwrap_or(plan.rows - k)
+                        .max(1);
+                    let onto = self.leg_onto_spot(paw, &prev)?;
+                    let vars = self.leg_variables[paw]?;
+                    let needed = (0..3)
+                        .map(|a| {
+                            let step = self.steps[vars[a] - BODY_VARIABLES] * LANDING_SPEED_SHARE;
+                            ((prev[vars[a]] - onto[a]).abs() / step).ceil() as usize
+                        })
+                        .max()
+                        .unwrap_or(0)
+                        + LANDING_FINAL_ROWS;
+                    (matches!(phases[paw], Phase::Landing(_)) || left <= needed)
+                        .then_some(Landing { paw, left, onto })
+                });
+            let mut row = Row {
+                prev: &prev,
+                targets: &targets,
+                phases,
+                margin: margin.get(k).copied().unwrap_or(DEFAULT_MARGIN_MM),
+                shift: shift.as_ref(),
+                first: k == 0,
+                landing,
+                soft: false,
+            };
+            let mut held = false;
+            let mut solved = self.solve_row(&row, &mut angles);
+            if solved.is_none() {
+                // No solution: the planted paws pulled onto their spots, not held there.
+                row.soft = true;
+                held = true;
+                solved = self.solve_row(&row, &mut angles);
+            }
+            let (x, short) = solved.unwrap_or_else(|| (prev.clone(), 0.0));
+            let e = self.kin.evaluate(&x, &mut angles);
+            reports.push(RowReport {
+                shift_mm: e.com.truncate().distance(self.standing.com),
+                short_mm: short,
+                held,
+                body_mm: DVec3::new(x[0], x[1], x[2])
+                    - DVec3::new(self.standing.x[0], self.standing.x[1], self.standing.x[2]),
+            });
+            let mut out = Vec::with_capacity(grid_row.len());
+            out.push(x[3]);
+            out.push(x[4]);
+            out.push(grid_row.get(2).copied().unwrap_or(0.0));
+            out.extend(angles.iter().copied());
+            rows.push(out);
+            prev = x;
+        }
+        Balanced {
+            grid: Grid {
+                rows,
+                frame_ms: grid.frame_ms,
+            },
+            plan: plan.clone(),
+            rows: reports,
+        }
+    }
+
+    /// The angles of leg `paw` (J1, J2, J3) that put its paw on its spot with the body
+    /// where `x` has it (closed-form inverse kinematics, the solution nearest the leg's
+    /// angles in `x`).
+    fn leg_onto_spot(&self, paw: usize, x: &[f64]) -> Option<[f64; 3]> {
+        let leg = self.legs[paw].as_ref()?;
+        let vars = self.leg_variables[paw]?;
+        let (_, spot) = self.spot(paw)?;
+        // The paw's centre in the body's frame: undo the body's position and attitude.
+        let attitude = glam::DQuat::from_axis_angle(DVec3::NEG_Y, x[4])
+            * glam::DQuat::from_axis_angle(DVec3::X, x[3]);
+        let local = attitude.inverse() * (spot - DVec3::new(x[0], x[1], x[2]));
+        leg.reach(local, vars.map(|v| x[v]))
+    }
+
+    /// The profile joints of leg `paw`.
+    fn leg_joints(&self, paw: usize) -> Vec<usize> {
+        self.leg_variables[paw]
+            .map(|vars| vars.map(|v| self.kin.joints[v - BODY_VARIABLES]).to_vec())
+            .unwrap_or_default()
+    }
+
+    /// The spots of the three paws other than `paw`.
+    fn three_without(&self, paw: usize) -> Vec<DVec2> {
+        (0..4)
+            .filter(|&p| p != paw)
+            .filter_map(|p| self.standing.spots[p])
+            .collect()
+    }
+
+    /// The support polygon's edges as inward normals and offsets: inside is n·c ≥ h.
+    fn edges(&self, spots: &[DVec2]) -> Vec<(DVec2, f64)> {
+        let hull = convex_hull(spots);
+        if hull.len() < 3 {
+            return Vec::new();
+        }
+        (0..hull.len())
+            .map(|i| {
+                let (a, b) = (hull[i], hull[(i + 1) % hull.len()]);
+                let n = (b - a).perp().normalize_or_zero();
+                (n, n.dot(a))
+            })
+            .collect()
+    }
+
+    /// Every profile joint's angle: the variables' from `x`, the others' from `targets`.
+    fn angles_of(&self, x: &[f64], targets: &[f64]) -> Vec<f64> {
+        let mut angles = targets.to_vec();
+        for (v, &j) in self.kin.joints.iter().enumerate() {
+            angles[j] = x[BODY_VARIABLES + v];
+        }
+        angles
+    }
+
+    /// A paw's spot on the floor, as its centre's position.
+    fn spot(&self, paw: usize) -> Option<(usize, DVec3)> {
+        let i = self.kin.paw_point(paw)?;
+        let spot = self.standing.spots[paw]?;
+        Some((i, DVec3::new(spot.x, spot.y, self.kin.points[i].radius)))
+    }
+
+    /// One row's program, solved from the row before: the variables and how far short
+    /// of the margin the centre of mass is; `None` where there is no solution.
+    fn solve_row(&self, row: &Row<'_>, angles: &mut [f64]) -> Option<(Vec<f64>, f64)> {
+        let nv = self.kin.variables();
+        let planted: Vec<usize> = (0..4)
+            .filter(|&p| row.phases[p].planted() && self.standing.spots[p].is_some())
+            .collect();
+        let support: Vec<DVec2> = planted
+            .iter()
+            .filter_map(|&p| self.standing.spots[p])
+            .collect();
+        let mut edges: Vec<(DVec2, f64, f64)> = self
+            .edges(&support)
+            .into_iter()
+            .map(|(n, h)| (n, h, row.margin))
+            .collect();
+        let shifting = row.phases.iter().find_map(|p| match p {
+            Phase::Shifting(s) => Some(*s),
+            _ => None,
+        });
+        if let (Some((paw, start)), Some(s)) = (row.shift, shifting) {
+            for ((n, h), d0) in self.edges(&self.three_without(*paw)).into_iter().zip(start) {
+                let from = d0.min(row.margin);
+                edges.push((n, h, from + (row.margin - from) * s));
+            }
+        }
+        // Targets and weights per variable.
+        let mut want = self.standing.x.clone();
+        let mut weight = vec![0.0; nv];
+        let mut smooth = vec![0.0; nv];
+        for i in 0..BODY_VARIABLES {
+            let position = i < 3;
+            weight[i] = if position {
+                W_BODY_POSITION
+            } else {
+                W_BODY_ATTITUDE
+            };
+            smooth[i] = if position {
+                S_BODY_POSITION
+            } else {
+                S_BODY_ATTITUDE
+            };
+        }
+        for (v, &j) in self.kin.joints.iter().enumerate() {
+            let i = BODY_VARIABLES + v;
+            want[i] = row.targets[j];
+            weight[i] = match (self.head[v], self.leg_of[v]) {
+                (true, _) => W_HEAD,
+                // A planted leg is the balance tool, kept near the performer's by its
+                // segments' directions (below).
+                (_, Some(p)) if row.phases[p].planted() => W_PLANTED_ANGLES,
+                (_, Some(_)) => W_RAISED,
+                _ => W_OTHER,
+            };
+            smooth[i] = S_JOINT;
+        }
+        // The first row is solved from the stand posture (the ramp from the posture
+        // comes before it, so it need not move slowly from there).
+        let mut x = row.prev.to_vec();
+        // A landing leg heads for the angles that put its paw on its spot.
+        if let Some(landing) = &row.landing {
+            if let Some(vars) = self.leg_variables[landing.paw] {
+                for a in 0..3 {
+                    want[vars[a]] = landing.onto[a];
+                }
+            }
+        }
+        // The planted legs' segments as the performer's pose has them.
+        let wanted_segments: [Option<Segments>; 4] = std::array::from_fn(|p| {
+            row.phases[p]
+                .planted()
+                .then(|| self.kin.segments(p, row.targets))
+                .flatten()
+        });
+        let weights = Weights {
+            want: &want,
+            weight: &weight,
+            smooth: &smooth,
+            segments: &wanted_segments,
+        };
+        let mut short = 0.0;
+        let rounds = if row.first { 4 * ROUNDS } else { ROUNDS };
+        for _ in 0..rounds {
+            let e = self.kin.evaluate(&x, angles);
+            let problem = self.program(&e, &x, row, &weights, &planted, &edges);
+            let solution = qp::solve(&problem).ok()?;
+            let d = &solution.x;
+            for i in 0..nv {
+                x[i] += d[i];
+            }
+            short = d[nv].max(0.0);
+            if d[..nv].iter().all(|v| v.abs() < 1e-5) {
+                break;
+            }
+        }
+        // Planted paws must really be on their spots after the last linearisation (or,
+        // pulled there, no further off than they were).
+        let e = self.kin.evaluate(&x, angles);
+        let before = self.kin.evaluate(row.prev, &mut angles.to_vec());
+        for &p in &planted {
+            let (i, spot) = self.spot(p)?;
+            let off = (spot - e.points[i].0).length();
+            let was = (spot - before.points[i].0).length();
+            if off > 0.5 && !(row.soft && off <= was + 0.5) {
+                return None;
+            }
+        }
+        Some((x, short))
+    }
+
+    /// The quadratic program in the step d (then the shortfall σ) from `x`.
+    fn program(
+        &self,
+        e: &Evaluation,
+        x: &[f64],
+        row: &Row<'_>,
+        weights: &Weights<'_>,
+        planted: &[usize],
+        edges: &[(DVec2, f64, f64)],
+    ) -> Problem {
+        let nv = self.kin.variables();
+        let n = nv + 1;
+        let mut h = Matrix::zeros(n, n);
+        let mut g = vec![0.0; n];
+        for i in 0..nv {
+            let s = if row.first { 0.0 } else { weights.smooth[i] };
+            let w = weights.weight[i];
+            h.set(i, i, 2.0 * (w + s));
+            g[i] = 2.0 * (w * (x[i] - weights.want[i]) + s * (x[i] - row.prev[i]));
+        }
+        h.set(nv, nv, 2.0 * W_SHORT);
+        // Planted legs: each segment's direction near the performer's pose's,
+        // w|s + Σ ∂s/∂q Δq − s*|² over the leg's three joints.
+        for (p, wanted) in weights.segments.iter().enumerate() {
+            let (Some(wanted), Some(vars)) = (wanted, self.leg_variables[p]) else {
+                continue;
+            };
+            let Some(now) = self.kin.segments(p, &self.angles_of(x, row.targets)) else {
+                continue;
+            };
+            for (s, cols, goal) in [
+                (now.upper, now.upper_columns, wanted.upper),
+                (now.lower, now.lower_columns, wanted.lower),
+            ] {
+                let r = s - goal;
+                for a in 0..3 {
+                    g[vars[a]] += 2.0 * W_PLANTED * cols[a].dot(r);
+                    for b in 0..3 {
+                        h.add(vars[a], vars[b], 2.0 * W_PLANTED * cols[a].dot(cols[b]));
+                    }
+                }
+            }
+        }
+        let column = |cols: &[DVec3], axis: usize| -> Vec<f64> {
+            let mut a: Vec<f64> = cols.iter().map(|c| c[axis]).collect();
+            a.push(0.0);
+            a
+        };
+        // A pull w|c + Jd − target|² on a point, into the objective.
+        let pull = |h: &mut Matrix, g: &mut Vec<f64>, cols: &[DVec3], off: DVec3, w: f64| {
+            for axis in 0..3 {
+                let a = column(cols, axis);
+                for u in 0..nv {
+                    g[u] += 2.0 * w * a[u] * off[axis];
+                    for v in 0..nv {
+                        h.add(u, v, 2.0 * w * a[u] * a[v]);
+                    }
+                }
+            }
+        };
+        let mut equalities = Vec::new();
+        let mut inequalities = Vec::new();
+        let prev_points = row
+            .landing
+            .as_ref()
+            .map(|_| self.kin.evaluate(row.prev, &mut row.targets.to_vec()));
+        for (p, phase) in row.phases.iter().enumerate() {
+            let Some((i, spot)) = self.spot(p) else {
+                continue;
+            };
+            let (c, cols) = &e.points[i];
+            let radius = self.kin.points[i].radius;
+            if planted.contains(&p) {
+                if row.soft {
+                    pull(&mut h, &mut g, cols, *c - spot, W_SOFT_PLANT);
+                    inequalities.push(Constraint {
+                        a: column(cols, 2),
+                        b: radius - c.z,
+                    });
+                } else {
+                    for axis in 0..3 {
+                        equalities.push(Constraint {
+                            a: column(cols, axis),
+                            b: spot[axis] - c[axis],
+                        });
+                    }
+                }
+                continue;
+            }
+            // Rising, it clears the floor by more and more; coming down, the approach
+            // below brings it in, and only the floor bounds it.
+            let landing = row.landing.as_ref().filter(|l| l.paw == p).map(|l| l.left);
+            let clearance = match (phase, landing) {
+                (_, Some(_)) => 0.0,
+                (Phase::Lifting(s), _) => PAW_CLEARANCE_MM * s,
+                _ => PAW_CLEARANCE_MM,
+            };
+            inequalities.push(Constraint {
+                a: column(cols, 2),
+                b: radius + clearance - c.z,
+            });
+            if let (Some(left), Some(before)) = (landing, prev_points.as_ref()) {
+                // Over its last rows, coming down onto its spot: its distance from it
+                // shrinks in proportion to the rows left (or by the pace a landing may
+                // close), measured along the line from the spot to where it was; a pull
+                // brings it onto the line.
+                let was = before.points[i].0 - spot;
+                let far = was.length();
+                if far > LANDING_SLACK_MM && left <= LANDING_FINAL_ROWS {
+                    let along = was / far;
+                    let f = (left - 1) as f64 / left as f64;
+                    let bound = (far * f).max(far - LANDING_STEP_MM) + LANDING_SLACK_MM;
+                    let mut a: Vec<f64> = cols.iter().map(|c| -along.dot(*c)).collect();
+                    a.push(0.0);
+                    inequalities.push(Constraint {
+                        a,
+                        b: along.dot(*c - spot) - bound,
+                    });
+                }
+                let w = W_LAND / left as f64;
+                pull(&mut h, &mut g, cols, *c - spot, w);
+            }
+        }
+        // Nothing else comes near the floor.
+        for (i, point) in self.kin.points.iter().enumerate() {
+            let clearance = match point.part {
+                Part::Paw => continue,
+                Part::Head => HEAD_CLEARANCE_MM,
+                _ => BODY_CLEARANCE_MM,
+            };
+            let (c, cols) = &e.points[i];
+            inequalities.push(Constraint {
+                a: column(cols, 2),
+                b: point.radius + clearance - c.z,
+            });
+        }
+        // The centre of mass inside each edge by its margin, less the shortfall σ.
+        for (normal, offset, m) in edges {
+            let mut a: Vec<f64> = e
+                .com_columns
+                .iter()
+                .map(|c| normal.x * c.x + normal.y * c.y)
+                .collect();
+            a.push(1.0);
+            inequalities.push(Constraint {
+                a,
+                b: offset + m - normal.dot(e.com.truncate()),
+            });
+        }
+        // σ ≥ 0; joints within limits and speed; the body within its trust region.
+        let mut unit = vec![0.0; n];
+        unit[nv] = 1.0;
+        inequalities.push(Constraint { a: unit, b: 0.0 });
+        for i in 0..nv {
+            let (lo, hi) = if i < BODY_VARIABLES {
+                let trust = if i < 3 { TRUST_MM } else { TRUST_RAD };
+                (x[i] - trust, x[i] + trust)
+            } else {
+                let v = i - BODY_VARIABLES;
+                let (mut min, mut max) = self.limits[v];
+                // A planted leg's knee bears weight: it stays near the stand's bend (never
+                // pushed there faster than its speed from where it was).
+                if let (Some(p), Some(vars)) = (
+                    self.leg_of[v],
+                    self.leg_of[v].and_then(|p| self.leg_variables[p]),
+                ) {
+                    if row.phases[p].planted() && vars[2] == i {
+                        let stand = self.standing.x[i];
+                        min = min.max((stand - PLANTED_KNEE_LESS).min(row.prev[i]));
+                        max = max.min((stand + PLANTED_KNEE_MORE).max(row.prev[i]));
+                    }
+                }
+                if row.first {
+                    let trust = 0.3;
+                    ((x[i] - trust).max(min), (x[i] + trust).min(max))
+                } else {
+                    let step = self.steps[v];
+                    let lo = (row.prev[i] - step).max(min);
+                    let hi = (row.prev[i] + step).min(max);
+                    (lo.min(hi), hi.max(lo))
+                }
+            };
+            if lo.is_finite() {
+                let mut a = vec![0.0; n];
+                a[i] = 1.0;
+                inequalities.push(Constraint { a, b: lo - x[i] });
+            }
+            if hi.is_finite() {
+                let mut a = vec![0.0; n];
+                a[i] = -1.0;
+                inequalities.push(Constraint { a, b: x[i] - hi });
+            }
+        }
+        Problem {
+            hessian: h,
+            linear: g,
+            equalities,
+            inequalities,
+        }
+    }
+}
+
+/// One row's inputs.
+struct Row<'a> {
+    /// The variables of the row before.
+    prev: &'a [f64],
+    /// The performer's angles, every profile joint.
+    targets: &'a [f64],
+    phases: [Phase; 4],
+    margin: f64,
+    /// The weight shift in progress (see [`Stage::balance`]).
+    shift: Option<&'a (usize, Vec<f64>)>,
+    /// The first row: no smoothness against, nor speed from, the standing pose.
+    first: bool,
+    /// A paw coming down.
+    landing: Option<Landing>,
+    /// Planted paws pulled onto their spots rather than held on them (the fallback
+    /// where the program has no solution).
+    soft: bool,
+}
+
+/// A raised paw coming down onto its spot.
+struct Landing {
+    paw: usize,
+    /// Rows until it is down, counting this one.
+    left: usize,
+    /// Its leg's angles that put it there from where the body was on the row before.
+    onto: [f64; 3],
+}
+
+/// The objective's targets, weights and smoothness per variable, and the planted legs'
+/// wanted segments.
+struct Weights<'a> {
+    want: &'a [f64],
+    weight: &'a [f64],
+    smooth: &'a [f64],
+    segments: &'a [Option<Segments>; 4],
+}
+
+/// Solves a 3×3 system (Cramer's rule); `None` where it is singular.
+fn solve3(a: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
+    let det = |m: [[f64; 3]; 3]| {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    };
+    let d = det(a);
+    if d.abs() < 1e-12 {
+        return None;
+    }
+    let mut out = [0.0; 3];
+    for (c, o) in out.iter_mut().enumerate() {
+        let mut m = a;
+        for r in 0..3 {
+            m[r][c] = b[r];
+        }
+        *o = det(m) / d;
+    }
+    Some(out)
+}
