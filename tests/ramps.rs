@@ -6,7 +6,7 @@ mod common;
 
 use aibo_motion::keyframes::RAMP_SPEED_SHARE;
 use aibo_motion::mtn;
-use aibo_motion::pipeline::{build, BuildOptions};
+use aibo_motion::pipeline::{build, Balance, BuildOptions};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::bvh;
 
@@ -21,9 +21,22 @@ fn the_ramps_to_and_from_the_postures_move_at_a_quarter_of_joint_speed() {
     ];
     let text = common::performer_bvh(&vec![pose; 60], 1.0 / 30.0);
     let clip = bvh::read(text.as_bytes()).unwrap();
-    for model in ["ERS-7", "ERS-210"] {
+    // The balance stage starts and ends its rows with every paw down near the stand, so
+    // with it on the ramps are short and the raise happens inside the rows; the ramps'
+    // pace is measured on the performer's own pose, and bounded with the stage on too.
+    for (model, balance) in [
+        ("ERS-7", Balance::Off),
+        ("ERS-210", Balance::Off),
+        ("ERS-7", Balance::default()),
+        ("ERS-210", Balance::default()),
+    ] {
         let profile = Profile::builtin(model).unwrap();
-        let built = build(&clip, &profile, &BuildOptions::default()).unwrap();
+        let options = BuildOptions {
+            balance,
+            ..BuildOptions::default()
+        };
+        let built = build(&clip, &profile, &options).unwrap();
+        let balanced = built.balance.is_some();
         let motion = &built.motion;
         let columns: Vec<Option<f64>> = motion
             .locators
@@ -32,8 +45,10 @@ fn the_ramps_to_and_from_the_postures_move_at_a_quarter_of_joint_speed() {
             .collect();
         let frames: Vec<mtn::DenseFrame> = mtn::dense_frames(motion).collect();
         let end_ms = motion.duration_ms();
-        assert!(built.source_start_ms >= 200, "{model}: a ramp in");
-        assert!(built.ramp_out_ms >= 200, "{model}: a ramp out");
+        if !balanced {
+            assert!(built.source_start_ms >= 200, "{model}: a ramp in");
+            assert!(built.ramp_out_ms >= 200, "{model}: a ramp out");
+        }
         let in_ramp =
             |t_ms: u64| t_ms <= built.source_start_ms || t_ms >= end_ms - built.ramp_out_ms;
         let mut fastest_share = 0.0f64;
@@ -54,7 +69,7 @@ fn the_ramps_to_and_from_the_postures_move_at_a_quarter_of_joint_speed() {
             100.0 * fastest_share
         );
         assert!(
-            fastest_share >= RAMP_SPEED_SHARE * 0.9,
+            balanced || fastest_share >= RAMP_SPEED_SHARE * 0.9,
             "{model}: the slowest joint sets the ramp's pace: {:.0}%",
             100.0 * fastest_share
         );
