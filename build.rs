@@ -1,7 +1,7 @@
 //! Tells the tests which of the shared real-world sample folders (`../shared/…`, kept
 //! beside the repository and never in it) are present. A test that reads one is
 //! `#[cfg_attr(not(shared_…), ignore)]`, so that without the folder cargo's summary
-//! counts it as ignored, never as passed.
+//! counts it as ignored, never as passed. Likewise for a test that must make a device node.
 
 use std::path::Path;
 
@@ -26,5 +26,28 @@ fn main() {
             println!("cargo::rustc-cfg={cfg}");
         }
     }
+    // The device-node test needs to make one (root, with CAP_MKNOD); without that it shows
+    // as ignored.
+    println!("cargo::rustc-check-cfg=cfg(can_mknod)");
+    if can_make_a_device_node() {
+        println!("cargo::rustc-cfg=can_mknod");
+    }
     println!("cargo::rerun-if-changed=build.rs");
+}
+
+/// Whether a character device like /dev/null's can be made here.
+fn can_make_a_device_node() -> bool {
+    let Ok(out) = std::env::var("OUT_DIR") else {
+        return false;
+    };
+    let node = Path::new(&out).join("probe-null");
+    let _ = std::fs::remove_file(&node);
+    let made = std::process::Command::new("mknod")
+        .arg(&node)
+        .args(["c", "1", "3"])
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    let _ = std::fs::remove_file(&node);
+    made
 }

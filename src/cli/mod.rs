@@ -6,6 +6,7 @@ mod convert;
 mod docs;
 mod dump;
 mod export;
+mod gate;
 mod info;
 mod keep;
 mod oda;

@@ -57,7 +57,8 @@ pub struct LinkArgs {
     /// Sign every frame with this key (64 hex digits); the bridge must have the same key.
     #[arg(long, value_name = "FILE")]
     pub key: Option<PathBuf>,
-    /// Send the motion even when it was made for another model than the robot's.
+    /// Send the motion even when it was made for another model than the robot's, or when
+    /// the static test (`check --balance`) says it tips for longer than 100 ms.
     #[arg(long)]
     pub force: bool,
 }
@@ -65,7 +66,8 @@ pub struct LinkArgs {
 /// Play a motion on a robot, or on `aibo-joint-server`, at its frame rate.
 ///
 /// The host first learns the robot's model, joints and limits; a motion for another
-/// model is refused unless --force. The robot side (firmware-bridge) never applies an
+/// model is refused unless --force, and so is one that the static test says would tip
+/// the robot over for longer than 100 ms (`check --balance` tells when). The robot side (firmware-bridge) never applies an
 /// angle past a limit or a step faster than the joint can move, whatever it receives.
 /// Ctrl-C stops the motion: the robot holds, then goes to its rest posture. A dropped
 /// link is retried for a few seconds and the stream resumes at the frame then due.
@@ -206,6 +208,7 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
                 motion = scaled;
             }
             warn_of_violations(&motion, file);
+            gate(&motion, file, args.link.force, "sent to the robot")?;
             opts.name = store_name(args.name.as_deref(), file);
             link::play(&motion, &opts, &mut |p| bar.show(p)).map_err(anyhow::Error::from)?
         }
@@ -234,6 +237,7 @@ pub fn run_upload(args: UploadArgs) -> Result<Outcome> {
     let mut opts = options(&args.link)?;
     let motion = load_motion(&args.file)?.motion;
     warn_of_violations(&motion, &args.file);
+    gate(&motion, &args.file, args.link.force, "uploaded")?;
     opts.name = store_name(args.name.as_deref(), &args.file);
     let info = link::upload(&motion, &opts)?;
     eprintln!(
@@ -280,6 +284,15 @@ pub fn run_ports(args: PortsArgs) -> Result<Outcome> {
 }
 
 /// The robot's guard will hold back what `check` would report: say so before sending.
+/// The static test before anything moves: a motion for a model we know must not tip.
+fn gate(motion: &aibo_motion::mtn::Motion, file: &Path, force: bool, doing: &str) -> Result<()> {
+    match Profile::for_design_label(&motion.design_label) {
+        Some(profile) => super::gate::refuse_if_it_tips(motion, &profile, file, force, doing),
+        // No model to test it on: the robot refuses a motion for another model anyway.
+        None => Ok(()),
+    }
+}
+
 fn warn_of_violations(motion: &aibo_motion::mtn::Motion, file: &Path) {
     if let Some(profile) = Profile::for_design_label(&motion.design_label) {
         let found = aibo_motion::check::check(motion, &profile).violations.len();

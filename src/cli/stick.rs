@@ -55,6 +55,7 @@ pub enum Action {
         #[arg(long, value_name = "FILE")]
         led: Option<PathBuf>,
         /// Add a motion that goes past the model's limits or speeds (`check` lists them),
+        /// or that the static test says tips for longer than 100 ms (`check --balance`),
         /// and replace user files that are read-only.
         #[arg(long)]
         force: bool,
@@ -453,6 +454,7 @@ fn add(
                     path.display()
                 );
             }
+            super::gate::refuse_if_it_tips(&m, &profile, path, force, "added to the stick")?;
         }
     }
     let sound_file = sound;

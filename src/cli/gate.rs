@@ -1,0 +1,72 @@
+//! The gate before a robot: `play`, `upload` and `stick add` run the static test and
+//! refuse a motion that tips for longer than [`SPAN_FAULT_MS`], naming when, unless
+//! `--force`. A twenty-year-old robot has no spare parts; the check costs milliseconds.
+
+use std::path::Path;
+
+use anyhow::{bail, Result};
+
+use aibo_motion::mtn::Motion;
+use aibo_motion::robot::profile::Profile;
+use aibo_motion::stability::statics::{self, SPAN_FAULT_MS};
+
+/// Refuses `motion` (read from `file`) when it tips on `profile` for longer than
+/// [`SPAN_FAULT_MS`] and `force` is not given; with `force`, says so and lets it pass.
+/// `doing` names what would have been done ("sent to the robot", "added to the stick").
+pub fn refuse_if_it_tips(
+    motion: &Motion,
+    profile: &Profile,
+    file: &Path,
+    force: bool,
+    doing: &str,
+) -> Result<()> {
+    let report = match statics::check(motion, profile, 0.0) {
+        Ok(report) => report,
+        Err(e) if force => {
+            tracing::warn!("{}: not tested for balance ({e}); --force", file.display());
+            return Ok(());
+        }
+        Err(e) => bail!(
+            "{}: cannot test whether the {} stays on its feet ({e}); nothing was {doing}; \
+             use --force to go ahead untested",
+            file.display(),
+            profile.model
+        ),
+    };
+    let faults: Vec<String> = report
+        .faults()
+        .map(|s| {
+            let way = match s.direction {
+                Some(d) => format!(", tipping {}", d.words()),
+                None => String::new(),
+            };
+            format!(
+                "{:.2} s to {:.2} s{way}",
+                s.start_ms as f64 / 1000.0,
+                s.end_ms as f64 / 1000.0
+            )
+        })
+        .collect();
+    if faults.is_empty() {
+        return Ok(());
+    }
+    let when = match faults.as_slice() {
+        [a, b, c, _, ..] => format!("{a}; {b}; {c} and {} more", faults.len() - 3),
+        _ => faults.join("; "),
+    };
+    let what = format!(
+        "{}: the {} would tip over for longer than {SPAN_FAULT_MS} ms: {when} \
+         (`aibo-motion check --balance {}` tells more)",
+        file.display(),
+        profile.model,
+        file.display()
+    );
+    if force {
+        tracing::warn!("{what}; going ahead as --force asks");
+        return Ok(());
+    }
+    bail!(
+        "{what}; nothing was {doing}. Build it again (`build` keeps the balance by default), \
+         or use --force if the robot is held or lying down"
+    )
+}

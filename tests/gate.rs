@@ -1,0 +1,156 @@
+//! Nothing that tips reaches a robot unasked: `play`, `upload` and `stick add` run the
+//! static test and refuse a motion that tips for longer than 100 ms, naming when, unless
+//! --force; the default build of the README's example and Sony's own motions pass.
+
+mod common;
+
+use common::link::{Server, Transport};
+use firmware_bridge::Config;
+use std::path::{Path, PathBuf};
+
+/// The README's example built for `model` into `dir`, with `--balance` `balance`.
+fn example(dir: &Path, model: &str, balance: &str) -> PathBuf {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
+    let out = dir.join(format!("wave-{model}-{balance}.mtn"));
+    let run = common::run(&[
+        "-q",
+        "build",
+        example.to_str().unwrap(),
+        "--profile",
+        model,
+        "--balance",
+        balance,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    out
+}
+
+/// The refusal names the stretch the static test finds (`check --balance --json`).
+fn assert_refused_naming_the_tip(out: &std::process::Output, file: &Path) {
+    let stderr = common::stderr(out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let check = common::run(&["check", "--balance", "--json", file.to_str().unwrap()]);
+    let json: serde_json::Value = serde_json::from_str(&common::stdout(&check)).unwrap();
+    let faults: Vec<&serde_json::Value> = json["balance"]["spans"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["fault"] == true)
+        .collect();
+    assert!(!faults.is_empty(), "the example without the stage tips");
+    let start = faults[0]["start_ms"].as_f64().unwrap() / 1000.0;
+    assert!(
+        stderr.contains(&format!("{start:.2} s to")) && stderr.contains("--force"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn play_and_upload_refuse_a_motion_that_tips_and_send_it_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let tips = example(dir.path(), "ERS-7", "off");
+    let kept = example(dir.path(), "ERS-7", "on");
+    let (tips_arg, kept_arg) = (tips.to_str().unwrap(), kept.to_str().unwrap());
+
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let play = common::run(&["play", tips_arg, "--tcp", &server.address]);
+    assert_refused_naming_the_tip(&play, &tips);
+    let upload = common::run(&["upload", tips_arg, "--tcp", &server.address]);
+    assert_refused_naming_the_tip(&upload, &tips);
+    let (_, _, rows) = server.stop();
+    assert!(rows.is_empty(), "the refused motion moved the robot");
+
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let out = common::run(&["upload", kept_arg, "--tcp", &server.address]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let out = common::run(&["upload", tips_arg, "--tcp", &server.address, "--force"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(common::stderr(&out).contains("as --force asks"));
+    let out = common::run(&["play", tips_arg, "--tcp", &server.address, "--force"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let (_, _, rows) = server.stop();
+    assert!(!rows.is_empty(), "forced, the motion played");
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn stick_add_refuses_a_motion_that_tips_and_adds_it_with_force() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("stick");
+    common::copy_tree(
+        &common::shared("rcode-samples").join("redist-ers210"),
+        &root,
+    );
+    let chmod = std::process::Command::new("chmod")
+        .args(["-R", "u+w"])
+        .arg(&root)
+        .status()
+        .unwrap();
+    assert!(chmod.success());
+    let tips = example(dir.path(), "ERS-210", "off");
+    let kept = example(dir.path(), "ERS-210", "on");
+    let add = |file: &Path, name: &str, force: bool| {
+        let mut args = vec![
+            "stick",
+            "add",
+            root.to_str().unwrap(),
+            file.to_str().unwrap(),
+            "--name",
+            name,
+        ];
+        if force {
+            args.push("--force");
+        }
+        common::run(&args)
+    };
+    let mwc = || std::fs::read(root.join("OPEN-R/MW/CONF/ERS-210.MWC")).ok();
+    let before = mwc();
+    let out = add(&tips, "wave_off", false);
+    assert_refused_naming_the_tip(&out, &tips);
+    assert_eq!(mwc(), before, "nothing written");
+    assert!(!root.join("aibo-motion-backup").exists());
+
+    let out = add(&kept, "wave_on", false);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let out = add(&tips, "wave_off", true);
+    // The two builds share their motion's name on the stick; the forced one gets past the
+    // gate and is refused for that alone.
+    assert!(
+        !common::stderr(&out).contains("nothing was added"),
+        "{}",
+        common::stderr(&out)
+    );
+    assert!(common::stderr(&out).contains("as --force asks"));
+}
+
+#[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
+fn sonys_own_motions_pass_the_gate() {
+    use aibo_motion::robot::profile::Profile;
+    let mut by_model: std::collections::BTreeMap<String, Vec<PathBuf>> = Default::default();
+    for path in common::mtn_files(&common::shared("mtn-samples")) {
+        let Ok(decoded) = aibo_motion::mtn::decode(&std::fs::read(&path).unwrap()) else {
+            continue; // one sample is not a readable MTN (tests/real_samples.rs says so)
+        };
+        let profile = Profile::for_design_label(&decoded.motion.design_label).unwrap();
+        by_model.entry(profile.model).or_default().push(path);
+    }
+    let mut sent = 0;
+    for (model, files) in &by_model {
+        let server = Server::start(model, Config::default(), Transport::Tcp);
+        for file in files {
+            let out = common::run(&["upload", file.to_str().unwrap(), "--tcp", &server.address]);
+            assert!(
+                out.status.success(),
+                "{}: {}",
+                file.display(),
+                common::stderr(&out)
+            );
+            sent += 1;
+        }
+        server.stop();
+    }
+    assert!(sent >= 18, "{sent}");
+}
