@@ -311,13 +311,53 @@ fn draw_margin_panel(
     let lo = points.iter().map(|p| p.1).fold(-20.0, f64::min);
     let hi = points.iter().map(|p| p.1).fold(60.0, f64::max);
     let pad = (hi - lo) * 0.06;
+    // Below the trace, a lane per paw: a bar where it is meant to carry the robot (the
+    // static test's meant support; a built motion's planned contacts).
+    let lane = (hi - lo) * 0.07;
     let mut chart = panel_chart(
         area,
-        "balance: the centre of mass inside the support (mm; red where it tips)",
+        "balance: the centre of mass inside the support (mm; red where it tips); \
+         bars: the paws meant down",
         duration,
-        (lo - pad)..(hi + pad),
+        (lo - pad - 4.6 * lane)..(hi + pad),
         "mm",
     )?;
+    for (k, paw) in ["lf", "rf", "lh", "rh"].into_iter().enumerate() {
+        let y = lo - pad - (k as f64 + 0.8) * lane;
+        let colour = match k % 2 {
+            0 => RGBColor(31, 119, 180),
+            _ => RGBColor(214, 39, 40),
+        };
+        let name = format!("{paw} paw");
+        let down: Vec<bool> = stances
+            .iter()
+            .map(|(_, st)| st.standing_on.contains(&name))
+            .collect();
+        let mut runs = Vec::new();
+        let mut start = None;
+        for (i, &d) in down.iter().chain([&false]).enumerate() {
+            match (d, start) {
+                (true, None) => start = Some(i),
+                (false, Some(a)) => {
+                    runs.push((a, i - 1));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        for (a, b) in runs {
+            let (t0, t1) = (stances[a].0, stances[b].0);
+            chart.draw_series(LineSeries::new(
+                [(t0, y), (t1.max(t0 + duration * 0.002), y)],
+                colour.stroke_width(4),
+            ))?;
+        }
+        chart.draw_series(std::iter::once(Text::new(
+            paw,
+            (duration * 1.005, y + lane * 0.4),
+            ("sans-serif", 11).into_font(),
+        )))?;
+    }
     chart.draw_series(LineSeries::new(
         [(0.0, 0.0), (duration, 0.0)],
         BLACK.mix(0.6),

@@ -44,7 +44,12 @@ pub enum Figure {
 struct StickFigure {
     skeleton: Skeleton,
     segments: Vec<(usize, usize, &'static str)>,
+    /// The paws' bones, in [`PAWS`] order, where the skeleton has them.
+    paws: Vec<(&'static str, usize)>,
 }
+
+/// The paws a support can be made of, as the static test names them.
+const PAWS: [&str; 4] = ["lf", "rf", "lh", "rh"];
 
 impl StickFigure {
     fn of(profile: &Profile) -> Result<StickFigure, SkeletonError> {
@@ -91,7 +96,15 @@ impl StickFigure {
             segments.push((a, tail, "#444444"));
             segments.push((b, tail, "#444444"));
         }
-        Ok(StickFigure { skeleton, segments })
+        let paws = PAWS
+            .iter()
+            .filter_map(|&p| find(&format!("{p}_paw")).map(|b| (p, b)))
+            .collect();
+        Ok(StickFigure {
+            skeleton,
+            segments,
+            paws,
+        })
     }
 }
 
@@ -104,11 +117,14 @@ struct Samples {
 }
 
 /// What the top view shows of the balance: the support polygon, the centre of mass, and
-/// whether the frame tips (the static test of `check --balance`).
+/// whether the frame tips (the static test of `check --balance`), drawn in the figure's
+/// own frame, under the paws meant to carry it; and which paws those are.
 struct Support {
     polygon: Vec<(f64, f64)>,
     com: (f64, f64),
     tips: bool,
+    /// Per paw of the figure (`StickFigure::paws`): meant to be down.
+    carrying: Vec<bool>,
 }
 
 impl Support {
@@ -138,13 +154,20 @@ fn simulated(
 ) -> Result<Vec<Vec<DVec3>>, PreviewError> {
     #[cfg(feature = "physics")]
     {
-        crate::stability::physics::bones_at(
+        let mut frames = crate::stability::physics::bones_at(
             motion,
             profile,
             crate::stability::physics::SERVO_TORQUE_NM,
             indices,
         )
-        .map_err(|e| PreviewError::Physics(e.to_string()))
+        .map_err(|e| PreviewError::Physics(e.to_string()))?;
+        // The simulation has the paws' centres a paw's radius over the floor; the figure
+        // draws bones, so its paws' centres go on the ground line, as the still figure's.
+        let radius = profile.mass.as_ref().map_or(0.0, |m| m.paw_radius);
+        for p in frames.iter_mut().flatten() {
+            p.z -= radius;
+        }
+        Ok(frames)
     }
     #[cfg(not(feature = "physics"))]
     {
@@ -191,14 +214,24 @@ fn sample(
     let support = crate::stability::statics::stances_at(motion, profile, indices.iter().copied())
         .ok()
         .map(|stances| {
-            let at = |x: f64, y: f64| project(DVec3::new(x, y, 0.0), 1);
             stances
                 .iter()
-                .map(|st| Support {
-                    polygon: st.support.iter().map(|p| at(p.x, p.y)).collect(),
-                    com: at(st.com.x, st.com.y),
-                    tips: st.verdict(crate::stability::statics::DEFAULT_MARGIN_MM)
-                        == crate::stability::statics::Verdict::Unstable,
+                .map(|st| {
+                    // The static test turns the robot to the attitude it means to stand
+                    // at; turned back, its support lies under the figure's paws.
+                    let back = st.meant.inverse();
+                    let at = |x: f64, y: f64| project(back * DVec3::new(x, y, st.floor_mm), 1);
+                    Support {
+                        polygon: st.support.iter().map(|p| at(p.x, p.y)).collect(),
+                        com: at(st.com.x, st.com.y),
+                        tips: st.verdict(crate::stability::statics::DEFAULT_MARGIN_MM)
+                            == crate::stability::statics::Verdict::Unstable,
+                        carrying: figure
+                            .paws
+                            .iter()
+                            .map(|(p, _)| st.standing_on.iter().any(|n| *n == format!("{p} paw")))
+                            .collect(),
+                    }
                 })
                 .collect()
         });
@@ -277,6 +310,57 @@ fn support_svg(out: &mut String, support: &[Support], duration: f64, animate: bo
     out.push_str("</circle>\n");
 }
 
+/// A ring on each paw while it is meant to carry the robot (the static test's meant
+/// support: the planned contacts of a built motion), in `view`.
+fn paws_svg(
+    out: &mut String,
+    figure: &StickFigure,
+    frames: &[Vec<DVec3>],
+    support: &[Support],
+    view: usize,
+    duration: f64,
+    animate: bool,
+) {
+    let (Some(first), Some(first_support)) = (frames.first(), support.first()) else {
+        return;
+    };
+    for (k, &(_, bone)) in figure.paws.iter().enumerate() {
+        let down = |s: &Support| s.carrying.get(k).copied().unwrap_or(false);
+        let (x, y) = project(first[bone], view);
+        let _ = write!(
+            out,
+            r##"<circle cx="{x:.1}" cy="{y:.1}" r="7" fill="none" stroke="#222" stroke-width="2" opacity="{}">"##,
+            u8::from(down(first_support))
+        );
+        if animate && frames.len() > 1 {
+            for (attr, pick) in [("cx", 0usize), ("cy", 1)] {
+                let values: Vec<String> = frames
+                    .iter()
+                    .map(|f| {
+                        let (x, y) = project(f[bone], view);
+                        format!("{:.1}", [x, y][pick])
+                    })
+                    .collect();
+                let _ = write!(
+                    out,
+                    r#"<animate attributeName="{attr}" dur="{duration:.3}s" repeatCount="indefinite" values="{}"/>"#,
+                    values.join(";")
+                );
+            }
+            let shown: Vec<&str> = support
+                .iter()
+                .map(|s| if down(s) { "1" } else { "0" })
+                .collect();
+            let _ = write!(
+                out,
+                r#"<animate attributeName="opacity" dur="{duration:.3}s" repeatCount="indefinite" calcMode="discrete" values="{}"/>"#,
+                shown.join(";")
+            );
+        }
+        out.push_str("</circle>\n");
+    }
+}
+
 /// Side view: forward to the right, up is up. Top view: forward to the right, left is up.
 fn project(p: DVec3, view: usize) -> (f64, f64) {
     let x0 = if view == 0 { 0.0 } else { VIEW_W };
@@ -317,7 +401,15 @@ const LEGEND: [(&str, &str); 5] = [
 
 /// The legend, top right: which colour is which side.
 fn legend(out: &mut String) {
-    let mut x = 2.0 * VIEW_W - 12.0 - 88.0 * LEGEND.len() as f64;
+    let mut x = 2.0 * VIEW_W - 12.0 - 88.0 * LEGEND.len() as f64 - 132.0;
+    // The ring marks a paw meant to carry the robot (drawn where there is a mass model).
+    let _ = writeln!(
+        out,
+        r##"<circle cx="{:.0}" cy="19" r="6" fill="none" stroke="#222" stroke-width="2"/><text x="{:.0}" y="23" font-family="sans-serif" font-size="12" fill="#333">paw meant down</text>"##,
+        x + 7.0,
+        x + 18.0
+    );
+    x += 132.0;
     for (colour, name) in LEGEND {
         let _ = writeln!(
             out,
@@ -437,6 +529,17 @@ pub fn svg(
         support_svg(&mut out, support, duration, at_s.is_none());
     }
     for view in 0..2 {
+        if let Some(support) = &samples.support {
+            paws_svg(
+                &mut out,
+                &figure,
+                &samples.frames,
+                support,
+                view,
+                duration,
+                at_s.is_none(),
+            );
+        }
         for &(a, b, colour) in &figure.segments {
             let end = |f: &Vec<DVec3>| (project(f[a], view), project(f[b], view));
             let Some(first) = samples.frames.first() else {
@@ -503,6 +606,27 @@ pub fn html(
             .collect();
         format!("[{}]", each.join(","))
     });
+    // Per sample: each paw meant to be down, where it is (side view, then top view).
+    let paws = samples.support.as_ref().map_or("[]".to_string(), |all| {
+        let each: Vec<String> = all
+            .iter()
+            .zip(&samples.frames)
+            .map(|(s, f)| {
+                let down: Vec<String> = figure
+                    .paws
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| s.carrying.get(*k).copied().unwrap_or(false))
+                    .map(|(_, &(_, bone))| {
+                        let ((a, b), (c, d)) = (project(f[bone], 0), project(f[bone], 1));
+                        format!("{a:.1},{b:.1},{c:.1},{d:.1}")
+                    })
+                    .collect();
+                format!("[{}]", down.join(","))
+            })
+            .collect();
+        format!("[{}]", each.join(","))
+    });
     let mut frames = String::from("[");
     for (i, f) in samples.frames.iter().enumerate() {
         if i > 0 {
@@ -544,6 +668,8 @@ pub fn html(
 const frames = {frames};
 // The support polygon (x, y, …), centre of mass and 1 while tipping, per frame.
 const support = {support};
+// The paws meant to carry the robot (side x, y, top x, y each), per frame.
+const paws = {paws};
 const colours = [{colours}];
 const step = {step};
 const duration = Math.max(step * (frames.length - 1), step);
@@ -567,6 +693,12 @@ function draw(now) {{
     for (let q = 0; q < pts.length; q += 2) {{ q ? ctx.lineTo(pts[q], pts[q + 1]) : ctx.moveTo(pts[q], pts[q + 1]); }}
     ctx.closePath(); ctx.fill(); ctx.globalAlpha = 1; ctx.stroke();
     ctx.beginPath(); ctx.arc(cx, cy, 5, 0, 2 * Math.PI); ctx.fill(); ctx.restore();
+  }}
+  if (paws.length > i) {{
+    ctx.save(); ctx.lineWidth = 2; ctx.strokeStyle = '#222';
+    const p = paws[i];
+    for (let q = 0; q < p.length; q += 2) {{ ctx.beginPath(); ctx.arc(p[q], p[q + 1], 7, 0, 2 * Math.PI); ctx.stroke(); }}
+    ctx.restore();
   }}
   for (let s = 0; s < colours.length; s++) {{
     ctx.strokeStyle = colours[s];

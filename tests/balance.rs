@@ -646,7 +646,14 @@ fn played_on_the_physics_server(m: &Motion) -> String {
     BufReader::new(server.stdout.take().unwrap())
         .read_line(&mut address)
         .unwrap();
-    let out = common::run(&["play", file.to_str().unwrap(), "--tcp", address.trim()]);
+    // --force: the gate before the robot would refuse a motion that tips.
+    let out = common::run(&[
+        "play",
+        file.to_str().unwrap(),
+        "--tcp",
+        address.trim(),
+        "--force",
+    ]);
     assert!(out.status.success(), "{}", common::stderr(&out));
     // Let the physics catch up with the last frames, then stop the server.
     std::thread::sleep(std::time::Duration::from_millis(300));

@@ -343,3 +343,131 @@ fn the_readme_example_falls_in_all_three_judges_without_the_stage_and_stays_up_w
         }
     }
 }
+
+/// The numbers of attribute `name` in each element of `svg` that starts with `tag`.
+fn attributes(svg: &str, tag: &str, name: &str) -> Vec<String> {
+    svg.split(tag)
+        .skip(1)
+        .filter_map(|e| {
+            let e = e.split('>').next()?;
+            let at = e.find(&format!(" {name}=\""))? + name.len() + 3;
+            Some(e[at..].split('"').next()?.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn preview_rings_the_paws_meant_down_and_lays_the_support_under_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("wave.mtn");
+    build_file(&example(), "ERS-7", &[], &file);
+    let motion = mtn::decode(&std::fs::read(&file).unwrap()).unwrap().motion;
+    let profile = Profile::builtin("ERS-7").unwrap();
+    // A moment with the rf paw up, by the static test.
+    let on = standing_on(&motion, &profile);
+    let frame = on.iter().position(|f| !down(f, "rf")).unwrap() + 40;
+    assert!(!down(&on[frame], "rf"));
+    let at = format!("{:.3}", frame as f64 * 0.008);
+    let svg_file = dir.path().join("still.svg");
+    let out = common::run(&[
+        "preview",
+        file.to_str().unwrap(),
+        "--at",
+        &at,
+        "-o",
+        svg_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let svg = std::fs::read_to_string(&svg_file).unwrap();
+    // Rings: four paws in two views (the legend's has no opacity); three of each shown.
+    let paw_rings: String = svg
+        .split("<circle")
+        .filter(|e| e.split('>').next().unwrap().contains("opacity="))
+        .map(|e| format!("<circle{e}"))
+        .collect();
+    let rings: Vec<(f64, f64, String)> = attributes(&paw_rings, "<circle", "cx")
+        .iter()
+        .zip(attributes(&paw_rings, "<circle", "cy"))
+        .zip(attributes(&paw_rings, "<circle", "opacity"))
+        .map(|((x, y), o)| (x.parse().unwrap(), y.parse().unwrap(), o))
+        .collect();
+    let shown: Vec<&(f64, f64, String)> = rings.iter().filter(|r| r.2 == "1").collect();
+    assert_eq!((rings.len(), shown.len()), (8, 6), "{rings:?}");
+    // The support polygon's corners lie under the shown rings of the top view.
+    let polygon = attributes(&svg, "<polygon", "points");
+    let corners: Vec<(f64, f64)> = polygon[0]
+        .split_whitespace()
+        .map(|p| {
+            let (x, y) = p.split_once(',').unwrap();
+            (x.parse().unwrap(), y.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(corners.len(), 3, "{corners:?}");
+    for (x, y) in &corners {
+        let nearest = shown
+            .iter()
+            .map(|r| (r.0 - x).hypot(r.1 - y))
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            nearest < 4.0,
+            "a corner {nearest:.1} px from any ring: {corners:?} {shown:?}"
+        );
+    }
+
+    // The simulated robot, standing, has its paws on the ground line as the still does.
+    // The lowest end of the figure's lines (4 px wide; the floor and divider are 1 px).
+    let ground = |svg: &str| {
+        let figure: String = svg
+            .split("<line")
+            .filter(|e| e.contains("stroke-width=\"4\""))
+            .map(|e| format!("<line{e}"))
+            .collect();
+        attributes(&figure, "<line", "y2")
+            .iter()
+            .chain(&attributes(&figure, "<line", "y1"))
+            .map(|v| v.parse::<f64>().unwrap())
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    let physics_file = dir.path().join("physics.svg");
+    let out = common::run(&[
+        "preview",
+        file.to_str().unwrap(),
+        "--at",
+        "0.2",
+        "--physics",
+        "-o",
+        physics_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let lowest = ground(&std::fs::read_to_string(&physics_file).unwrap());
+    let still_file = dir.path().join("still0.svg");
+    let out = common::run(&[
+        "preview",
+        file.to_str().unwrap(),
+        "--at",
+        "0.2",
+        "-o",
+        still_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let still = ground(&std::fs::read_to_string(&still_file).unwrap());
+    assert!(
+        (lowest - still).abs() < 3.0,
+        "physics {lowest} px, still {still} px"
+    );
+
+    // The plot's balance panel has a lane per paw for where it is meant down.
+    let plot_file = dir.path().join("plot.svg");
+    let out = common::run(&[
+        "plot",
+        file.to_str().unwrap(),
+        "-o",
+        plot_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let plot = std::fs::read_to_string(&plot_file).unwrap();
+    assert!(plot.contains("bars: the paws meant down"));
+    for paw in ["lf", "rf", "lh", "rh"] {
+        assert!(plot.contains(&format!(">\n{paw}\n</text>")), "{paw}");
+    }
+}

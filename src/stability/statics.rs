@@ -145,6 +145,7 @@ impl Body {
             let (margin, toward) = signed_distance(c.truncate(), &hull);
             let here = Support {
                 turn,
+                floor,
                 touching: touching.clone(),
                 margin,
                 toward,
@@ -184,6 +185,7 @@ impl Body {
         // Where the head touches at the attitude the motion carries, nothing was meant.
         let meant = meant.unwrap_or(Support {
             turn: DQuat::IDENTITY,
+            floor: 0.0,
             touching: Vec::new(),
             margin: f64::NEG_INFINITY,
             toward: DVec2::ZERO,
@@ -222,6 +224,7 @@ impl Body {
             support: meant.hull,
             standing_on: stood_on.iter().map(|c| c.name.clone()).collect(),
             meant: meant.turn,
+            floor_mm: meant.floor,
             posture,
             resting_parts,
         }
@@ -241,6 +244,8 @@ enum End {
 /// A support the robot stands on while turning toward its rest.
 struct Support {
     turn: DQuat,
+    /// The floor's height in the turned frame, mm.
+    floor: f64,
     touching: Vec<usize>,
     margin: f64,
     toward: DVec2,
@@ -303,6 +308,9 @@ pub struct Stance {
     /// what it is meant to (the meant attitude is this times the carried one).
     #[serde(skip)]
     pub meant: DQuat,
+    /// Where the floor is at the meant attitude, mm (the support polygon lies on it).
+    #[serde(skip)]
+    pub floor_mm: f64,
     /// How the frame's nearest standard posture rests.
     #[serde(skip)]
     pub posture: Resting,
