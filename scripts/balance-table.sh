@@ -1,42 +1,80 @@
 #!/usr/bin/env bash
-# The balance table: for every Sony motion in ../shared/mtn-samples and every motion
-# built (for the ERS-7, or the model given) from ../shared/mocap-samples, the static
-# verdict (`check --balance`) and the physics one (`simulate`), as a Markdown table.
+# The balance table, as Markdown: for every full-body take in ../shared/mocap-samples
+# (BVH and ASF/AMC) and each model, built with `--balance off` (before) and with the
+# defaults (after): the static verdict (`check --balance`), the simulation's (`simulate`,
+# at the default torque and, after, at 80% of it), `check`'s limit and speed findings,
+# the overall likeness median, the paws the balance stage raised or held down, and the
+# proof's repairs. Then Sony's own motions through the same judges.
 #
-#   scripts/balance-table.sh [MODEL]      (default ERS-7; needs ../shared)
+#   scripts/balance-table.sh [MODEL...]      (default: ERS-7 ERS-210 ERS-220; needs ../shared)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-model="${1:-ERS-7}"
 shared=../shared
 cargo build -q --release
-bin=target/release/aibo-motion
+models=("$@")
+[ ${#models[@]} -eq 0 ] && models=(ERS-7 ERS-210 ERS-220)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-for f in "$shared"/mocap-samples/bvh/*.bvh; do
-  "$bin" -q build "$f" --profile "$model" -o "$out/$(basename "${f%.bvh}").mtn" >/dev/null 2>&1 || true
-done
-for pair in charleston1:charleston charleston2:charleston cmu_01_01:cmu_01 cmu_11_01:cmu_11 lambada:lambada zombie:zombie; do
-  amc=${pair%%:*}; asf=${pair##*:}
-  "$bin" -q build "$shared/mocap-samples/asf-amc/$amc.amc" --asf "$shared/mocap-samples/asf-amc/$asf.asf" \
-    --profile "$model" -o "$out/$amc.mtn" >/dev/null 2>&1 || true
-done
+python3 - "$shared" "$out" "${models[@]}" <<'PY'
+import glob, json, os, subprocess, sys
 
-verdicts() {
-  local file=$1 static physics
-  # Exit 1 is a finding, not a failure: the JSON is read either way.
-  static=$({ "$bin" check --balance --json "$file" 2>/dev/null || true; } |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["balance"]["summary"])' 2>/dev/null || echo "unreadable")
-  physics=$({ "$bin" simulate --json "$file" 2>/dev/null || true; } |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["summary"].split("; slipped")[0])' 2>/dev/null || echo "unreadable")
-  echo "| $2 | $static | $physics |"
-}
+shared, out, models = sys.argv[1], sys.argv[2], sys.argv[3:]
+bin = "target/release/aibo-motion"
+torque = 5.4542  # physics::SERVO_TORQUE_NM
 
-echo "| motion | static (check --balance) | physics (simulate) |"
-echo "|---|---|---|"
-for f in "$shared"/mtn-samples/*/*.mtn; do
-  verdicts "$f" "sony: $(basename "$(dirname "$f")")/$(basename "$f")"
-done
-for f in "$out"/*.mtn; do
-  verdicts "$f" "built ($model): $(basename "$f" .mtn)"
-done
+def run(*args):
+    p = subprocess.run([bin, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout
+
+def judged(mtn):
+    """static, simulate at the default torque, simulate at 80%, check's findings."""
+    code, _ = run("check", "--balance", mtn)
+    static = "ok" if code == 0 else "TIPS" if code == 1 else "error"
+    sim = lambda t: {0: "up", 1: "FALLS"}.get(run("simulate", mtn, "--torque", str(t))[0], "error")
+    _, text = run("check", "--json", mtn)
+    limits = len(json.loads(text)["violations"]) if text else "error"
+    return static, sim(torque), sim(0.8 * torque), limits
+
+takes = []
+for f in sorted(glob.glob(f"{shared}/mocap-samples/bvh/*.bvh")):
+    name = os.path.basename(f)
+    # Not full-body takes: a two-bone test and a sine on one joint.
+    if "test_simple" in name or "sinusoidal" in name:
+        continue
+    takes.append((name, [f]))
+for amc, asf in [("charleston1", "charleston"), ("charleston2", "charleston"), ("cmu_01_01", "cmu_01"),
+                 ("cmu_11_01", "cmu_11"), ("lambada", "lambada"), ("zombie", "zombie")]:
+    d = f"{shared}/mocap-samples/asf-amc"
+    takes.append((f"{amc}.amc", [f"{d}/{amc}.amc", "--asf", f"{d}/{asf}.asf"]))
+
+print("| take | model | before: static / sim | after: static / sim / sim 80% | limits after | likeness before → after | paws raised (s) | held down (s) | repairs |")
+print("|---|---|---|---|---|---|---|---|---|")
+for model in models:
+    for name, source in takes:
+        off, on = f"{out}/off.mtn", f"{out}/on.mtn"
+        run("-q", "build", *source, "--profile", model, "--balance", "off", "-o", off)
+        code, text = run("-q", "build", *source, "--profile", model, "-o", on, "--json")
+        if code not in (0, 1) or not text:
+            print(f"| {name} | {model} | build failed | | | | | | |")
+            continue
+        built = json.loads(text)["built"][0]
+        stage = built.get("balance_stage") or {}
+        before = judged(off)
+        after = judged(on)
+        like_on = built["likeness"]["median_deg"]
+        like_off = (stage.get("likeness_without") or {}).get("median_deg", float("nan"))
+        paws = stage.get("paws", [])
+        raised = ", ".join(f"{p['paw']} {p['raised_s']:.1f}" for p in paws if p["raised_s"] > 0) or "-"
+        held = ", ".join(f"{p['paw']} {p['held_down_s']:.1f}" for p in paws if p["held_down_s"] > 0) or "-"
+        print(f"| {name} | {model} | {before[0]} / {before[1]} | {after[0]} / {after[1]} / {after[2]} "
+              f"| {after[3]} | {like_off:.1f}° → {like_on:.1f}° | {raised} | {held} | {stage.get('repairs', '-')} |")
+        sys.stdout.flush()
+
+print()
+print("| Sony's motion | static / sim / sim 80% |")
+print("|---|---|")
+for f in sorted(glob.glob(f"{shared}/mtn-samples/*/*.mtn")):
+    v = judged(f)
+    print(f"| {os.path.basename(os.path.dirname(f))}/{os.path.basename(f)} | {v[0]} / {v[1]} / {v[2]} |")
+PY

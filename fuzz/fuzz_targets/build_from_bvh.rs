@@ -1,13 +1,14 @@
 //! Any BVH the reader accepts builds a motion for every model without panicking, the
 //! motion encodes and passes its own model's check, and its likeness figure is a set of
-//! angles (0° to 180°, shares 0 to 1).
+//! angles (0° to 180°, shares 0 to 1); the balance stage runs on it (the default) and
+//! reports finite figures.
 #![no_main]
 
 use aibo_motion::check::{check, Violation};
 use aibo_motion::keyframes;
 use aibo_motion::likeness::Figure;
 use aibo_motion::mtn;
-use aibo_motion::pipeline::{build, BuildOptions};
+use aibo_motion::pipeline::{build, Balance, BuildOptions};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::retarget::{self, Neutral};
 use aibo_motion::source::bvh;
@@ -34,6 +35,8 @@ fuzz_target!(|data: &[u8]| {
             body_attitude: true,
             ..keyframes::Options::default()
         },
+        // The balance stage and its proof too, as every default build runs them.
+        balance: Balance::default(),
     };
     for model in ["ERS-210", "ERS-7"] {
         let profile = Profile::builtin(model).unwrap();
@@ -47,6 +50,10 @@ fuzz_target!(|data: &[u8]| {
                 assert!(sane(&l.overall), "{l:?}");
                 assert!(l.segments.iter().all(|s| sane(&s.figure)), "{l:?}");
                 assert!(l.head.as_ref().map_or(true, sane), "{l:?}");
+            }
+            if let Some(kept) = &built.balance {
+                assert!(kept.margin_mm.is_finite() && kept.repairs <= 4, "{kept:?}");
+                assert!(kept.rows.iter().all(|r| r.shift_mm.is_finite()), "{kept:?}");
             }
             let motion = built.motion;
             mtn::encode(&motion).unwrap();

@@ -1,0 +1,86 @@
+//! What the balance stage costs a build, on two shared takes (`../shared/mocap-samples`;
+//! without them the benchmark says so and measures nothing): the build without the stage,
+//! the stage alone (plan, per-row QP, keyframes), its proof (the static test's stances,
+//! its report and the simulation at 80% torque), and the whole default build (stage,
+//! proof and any repairs).
+//!
+//! Run with `cargo bench --bench balance`; the ratios are the stage's and the proof's
+//! times over the build's without them.
+
+use aibo_motion::keyframes;
+use aibo_motion::pipeline::{build, Balance, BuildOptions};
+use aibo_motion::retarget;
+use aibo_motion::robot::profile::Profile;
+use aibo_motion::source::{read, Clip, ReadOptions};
+use aibo_motion::stability::{physics, plan, stage::Stage, statics};
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+use std::path::Path;
+
+const TAKES: [&str; 2] = [
+    "assimp__cmu_01_03.bvh",
+    "bandai1__dance-short_normal_001.bvh",
+];
+
+fn clip(name: &str) -> Option<Clip> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/mocap-samples/bvh")
+        .join(name);
+    let data = std::fs::read(&path).ok()?;
+    read(&path, &data, &ReadOptions::default()).ok()
+}
+
+fn balance(c: &mut Criterion) {
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let off = BuildOptions {
+        balance: Balance::Off,
+        ..BuildOptions::default()
+    };
+    let on = BuildOptions::default();
+    for name in TAKES {
+        let Some(clip) = clip(name) else {
+            eprintln!("{name}: not found under ../shared/mocap-samples/bvh; nothing measured");
+            continue;
+        };
+        let mut group = c.benchmark_group(name);
+        group.sample_size(10);
+        group.bench_function("build without the stage", |b| {
+            b.iter(|| build(black_box(&clip), &profile, &off).unwrap())
+        });
+        // The stage's own parts, on the same grid as the build.
+        let tracks = retarget::retarget(&clip, &profile, &on.retarget).unwrap();
+        let grid = keyframes::grid(&tracks, &profile, &on.keyframes).unwrap();
+        let neutral = retarget::neutral_pose(&profile, &on.retarget);
+        let margin = aibo_motion::pipeline::default_margin(&profile);
+        group.bench_function("the stage (plan, QP per row, keyframes)", |b| {
+            b.iter(|| {
+                let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
+                let plan = plan::plan(&tracks, &profile, grid.rows.len(), grid.step_s());
+                let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
+                keyframes::finish(&balanced.grid, &profile, &on.keyframes).unwrap()
+            })
+        });
+        let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
+        let plan = plan::plan(&tracks, &profile, grid.rows.len(), grid.step_s());
+        let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
+        let motion = keyframes::finish(&balanced.grid, &profile, &on.keyframes)
+            .unwrap()
+            .motion;
+        group.bench_function("its proof (static test and simulation)", |b| {
+            b.iter(|| {
+                let stances = statics::stances(black_box(&motion), &profile).unwrap();
+                let report = statics::report(&stances, &profile, margin);
+                let torque = 0.8 * physics::SERVO_TORQUE_NM;
+                let sim = physics::simulate_judged(&motion, &profile, torque, &stances).unwrap();
+                (report, sim)
+            })
+        });
+        group.bench_function("build with the stage (default)", |b| {
+            b.iter(|| build(black_box(&clip), &profile, &on).unwrap())
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, balance);
+criterion_main!(benches);
