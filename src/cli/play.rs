@@ -67,8 +67,9 @@ pub struct LinkArgs {
 ///
 /// The host first learns the robot's model, joints and limits; a motion for another
 /// model is refused unless --force, and so is one that the static test says would tip
-/// the robot over for longer than 100 ms (`check --balance` tells when). The robot side (firmware-bridge) never applies an
-/// angle past a limit or a step faster than the joint can move, whatever it receives.
+/// the robot over for longer than 100 ms (`check --balance` tells when). The robot side
+/// (firmware-bridge) never applies an angle past a limit or a step faster than the joint
+/// can move, whatever it receives.
 /// Ctrl-C stops the motion: the robot holds, then goes to its rest posture. A dropped
 /// link is retried for a few seconds and the stream resumes at the frame then due.
 ///
@@ -283,7 +284,6 @@ pub fn run_ports(args: PortsArgs) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// The robot's guard will hold back what `check` would report: say so before sending.
 /// The static test before anything moves: a motion for a model we know must not tip.
 fn gate(motion: &aibo_motion::mtn::Motion, file: &Path, force: bool, doing: &str) -> Result<()> {
     match Profile::for_design_label(&motion.design_label) {
@@ -293,6 +293,7 @@ fn gate(motion: &aibo_motion::mtn::Motion, file: &Path, force: bool, doing: &str
     }
 }
 
+/// The robot's guard will hold back what `check` would report: say so before sending.
 fn warn_of_violations(motion: &aibo_motion::mtn::Motion, file: &Path) {
     if let Some(profile) = Profile::for_design_label(&motion.design_label) {
         let found = aibo_motion::check::check(motion, &profile).violations.len();
