@@ -659,8 +659,13 @@ impl Stage {
                         b: along.dot(*c - spot) - bound,
                     });
                 }
-                let w = W_LAND / left as f64;
-                pull(&mut h, &mut g, cols, *c - spot, w);
+                // Only over the final rows: before them the leg heads for its angles,
+                // and a pull on the paw from afar would move the body instead (the
+                // ERS-210 slid back 90 mm and sank 35 mm bringing down a raised paw).
+                if left <= LANDING_FINAL_ROWS {
+                    let w = W_LAND / left as f64;
+                    pull(&mut h, &mut g, cols, *c - spot, w);
+                }
             }
         }
         // Nothing else comes near the floor.
