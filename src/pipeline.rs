@@ -269,21 +269,22 @@ impl Proof {
     /// Where it falls, ms from the motion's start: the static test's unstable spans
     /// (other than a trot's) and the simulation's fall.
     fn falls(&self) -> Vec<(u64, u64)> {
-        let mut out: Vec<(u64, u64)> = self
+        let tips = self
             .statics
             .spans
             .iter()
             .filter(|s| s.verdict == statics::Verdict::Unstable && !s.dynamic)
-            .map(|s| (s.start_ms, s.end_ms))
-            .collect();
+            .map(|s| (s.start_ms, s.end_ms));
         #[cfg(feature = "physics")]
-        if let Some(f) = &self.physics.fall {
-            out.push((
+        let fall = self.physics.fall.as_ref().map(|f| {
+            (
                 f.at_ms.saturating_sub(600),
                 f.at_ms + crate::mtn::DENSE_FRAME_MS,
-            ));
-        }
-        out
+            )
+        });
+        #[cfg(not(feature = "physics"))]
+        let fall = None;
+        tips.chain(fall).collect()
     }
 }
 

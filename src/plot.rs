@@ -322,35 +322,27 @@ fn draw_margin_panel(
         (lo - pad - 4.6 * lane)..(hi + pad),
         "mm",
     )?;
-    for (k, paw) in ["lf", "rf", "lh", "rh"].into_iter().enumerate() {
+    for (k, paw) in crate::stability::plan::PAWS.into_iter().enumerate() {
         let y = lo - pad - (k as f64 + 0.8) * lane;
         let colour = match k % 2 {
             0 => RGBColor(31, 119, 180),
             _ => RGBColor(214, 39, 40),
         };
-        let name = format!("{paw} paw");
         let down: Vec<bool> = stances
             .iter()
-            .map(|(_, st)| st.standing_on.contains(&name))
+            .map(|(_, st)| st.stands_on_paw(paw))
             .collect();
-        let mut runs = Vec::new();
-        let mut start = None;
-        for (i, &d) in down.iter().chain([&false]).enumerate() {
-            match (d, start) {
-                (true, None) => start = Some(i),
-                (false, Some(a)) => {
-                    runs.push((a, i - 1));
-                    start = None;
-                }
-                _ => {}
+        // Each stretch it stays down, as one bar.
+        let mut first = 0;
+        for run in down.chunk_by(|a, b| a == b) {
+            let (t0, t1) = (stances[first].0, stances[first + run.len() - 1].0);
+            first += run.len();
+            if run[0] {
+                chart.draw_series(LineSeries::new(
+                    [(t0, y), (t1.max(t0 + duration * 0.002), y)],
+                    colour.stroke_width(4),
+                ))?;
             }
-        }
-        for (a, b) in runs {
-            let (t0, t1) = (stances[a].0, stances[b].0);
-            chart.draw_series(LineSeries::new(
-                [(t0, y), (t1.max(t0 + duration * 0.002), y)],
-                colour.stroke_width(4),
-            ))?;
         }
         chart.draw_series(std::iter::once(Text::new(
             paw,

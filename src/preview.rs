@@ -10,6 +10,7 @@ use glam::DVec3;
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
 use crate::robot::profile::Profile;
 use crate::robot::skeleton::{Skeleton, SkeletonError};
+use crate::stability::plan::PAWS;
 
 /// Most frames an animation holds; longer motions are sampled more sparsely (the
 /// viewer interpolates between samples).
@@ -47,9 +48,6 @@ struct StickFigure {
     /// The paws' bones, in [`PAWS`] order, where the skeleton has them.
     paws: Vec<(&'static str, usize)>,
 }
-
-/// The paws a support can be made of, as the static test names them.
-const PAWS: [&str; 4] = ["lf", "rf", "lh", "rh"];
 
 impl StickFigure {
     fn of(profile: &Profile) -> Result<StickFigure, SkeletonError> {
@@ -229,7 +227,7 @@ fn sample(
                         carrying: figure
                             .paws
                             .iter()
-                            .map(|(p, _)| st.standing_on.iter().any(|n| *n == format!("{p} paw")))
+                            .map(|(p, _)| st.stands_on_paw(p))
                             .collect(),
                     }
                 })

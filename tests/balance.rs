@@ -634,32 +634,8 @@ fn a_motion_of_years_is_refused_not_left_to_run() {
 
 /// `aibo-joint-server --tcp … --physics`, the motion played to it, and what it logged.
 fn played_on_the_physics_server(m: &Motion) -> String {
-    use std::io::{BufRead, BufReader};
     let (_dir, file) = written(m, "m.mtn");
-    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-joint-server"))
-        .args(["--tcp", "127.0.0.1:0", "--profile", "ERS-7", "--physics"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut address = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut address)
-        .unwrap();
-    // --force: the gate before the robot would refuse a motion that tips.
-    let out = common::run(&[
-        "play",
-        file.to_str().unwrap(),
-        "--tcp",
-        address.trim(),
-        "--force",
-    ]);
-    assert!(out.status.success(), "{}", common::stderr(&out));
-    // Let the physics catch up with the last frames, then stop the server.
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    server.kill().unwrap();
-    let out = server.wait_with_output().unwrap();
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    common::played_on_the_physics_server(&file, "ERS-7")
 }
 
 #[test]

@@ -11,7 +11,7 @@ use aibo_motion::pipeline::{build, Balance, BuildOptions, Built};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::bvh;
 use aibo_motion::stability::{physics, statics};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 const RATE: f64 = 1.0 / 30.0;
 
@@ -201,32 +201,13 @@ fn fnv(bytes: &[u8]) -> u64 {
     })
 }
 
-fn build_file(input: &Path, model: &str, extra: &[&str], out: &Path) {
-    let mut args = vec![
-        "-q",
-        "build",
-        input.to_str().unwrap(),
-        "--profile",
-        model,
-        "-o",
-        out.to_str().unwrap(),
-    ];
-    args.extend(extra);
-    let run = common::run(&args);
-    assert!(run.status.success(), "{}", common::stderr(&run));
-}
-
-fn example() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh")
-}
-
 /// `--balance off` against the files the build before the stage (commit 7d2302b) wrote,
 /// by their fingerprints and lengths.
 fn assert_unchanged_without_the_stage(input: &Path, expected: &[(&str, u64, usize)]) {
     let dir = tempfile::tempdir().unwrap();
     for &(model, fingerprint, len) in expected {
         let out = dir.path().join(format!("{model}.mtn"));
-        build_file(input, model, &["--balance", "off"], &out);
+        common::build_file(input, model, &["--balance", "off"], &out);
         let bytes = std::fs::read(&out).unwrap();
         assert_eq!((fnv(&bytes), bytes.len()), (fingerprint, len), "{model}");
     }
@@ -235,7 +216,7 @@ fn assert_unchanged_without_the_stage(input: &Path, expected: &[(&str, u64, usiz
 #[test]
 fn balance_off_writes_the_example_as_the_build_before_the_stage_did() {
     assert_unchanged_without_the_stage(
-        &example(),
+        &common::example(),
         &[
             ("ERS-7", 0x3ef6_a657_f54c_081e, 7604),
             ("ERS-210", 0x122b_182e_bd86_d559, 5876),
@@ -262,7 +243,7 @@ fn balance_off_writes_shared_takes_as_the_build_before_the_stage_did() {
 fn a_built_motion_rebuilt_from_its_json_is_unchanged() {
     let dir = tempfile::tempdir().unwrap();
     let first = dir.path().join("wave.mtn");
-    build_file(&example(), "ERS-7", &[], &first);
+    common::build_file(&common::example(), "ERS-7", &[], &first);
     let json = dir.path().join("wave.json");
     std::fs::write(
         &json,
@@ -270,39 +251,11 @@ fn a_built_motion_rebuilt_from_its_json_is_unchanged() {
     )
     .unwrap();
     let again = dir.path().join("again.mtn");
-    build_file(&json, "ERS-7", &[], &again);
+    common::build_file(&json, "ERS-7", &[], &again);
     assert_eq!(
         std::fs::read(&first).unwrap(),
         std::fs::read(&again).unwrap()
     );
-}
-
-/// `aibo-joint-server --physics` for `model`, `file` streamed to it, and what it logged.
-fn streamed_to_the_physics_server(file: &Path, model: &str) -> String {
-    use std::io::{BufRead, BufReader};
-    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-joint-server"))
-        .args(["--tcp", "127.0.0.1:0", "--profile", model, "--physics"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut address = String::new();
-    BufReader::new(server.stdout.take().unwrap())
-        .read_line(&mut address)
-        .unwrap();
-    // --force: the gate would refuse the motion that tips before the robot could show it.
-    let out = common::run(&[
-        "play",
-        file.to_str().unwrap(),
-        "--tcp",
-        address.trim(),
-        "--force",
-    ]);
-    assert!(out.status.success(), "{}", common::stderr(&out));
-    std::thread::sleep(std::time::Duration::from_millis(300));
-    server.kill().unwrap();
-    let out = server.wait_with_output().unwrap();
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]
@@ -311,7 +264,7 @@ fn the_readme_example_falls_in_all_three_judges_without_the_stage_and_stays_up_w
     let profile = Profile::builtin("ERS-7").unwrap();
     for (balance, falls) in [("off", true), ("on", false)] {
         let file = dir.path().join(format!("wave-{balance}.mtn"));
-        build_file(&example(), "ERS-7", &["--balance", balance], &file);
+        common::build_file(&common::example(), "ERS-7", &["--balance", balance], &file);
         let motion = mtn::decode(&std::fs::read(&file).unwrap()).unwrap().motion;
         let statics = statics::check(&motion, &profile, 0.0).unwrap();
         assert_eq!(
@@ -322,7 +275,7 @@ fn the_readme_example_falls_in_all_three_judges_without_the_stage_and_stays_up_w
         );
         let sim = physics::simulate(&motion, &profile, physics::SERVO_TORQUE_NM).unwrap();
         assert_eq!(sim.fall.is_some(), falls, "{balance}: {}", sim.summary());
-        let log = streamed_to_the_physics_server(&file, "ERS-7");
+        let log = common::played_on_the_physics_server(&file, "ERS-7");
         assert!(log.contains("physics: the servos move"), "{log}");
         assert_eq!(
             log.contains("physics: the robot fell"),
@@ -354,7 +307,7 @@ fn attributes(svg: &str, tag: &str, name: &str) -> Vec<String> {
 fn preview_rings_the_paws_meant_down_and_lays_the_support_under_them() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("wave.mtn");
-    build_file(&example(), "ERS-7", &[], &file);
+    common::build_file(&common::example(), "ERS-7", &[], &file);
     let motion = mtn::decode(&std::fs::read(&file).unwrap()).unwrap().motion;
     let profile = Profile::builtin("ERS-7").unwrap();
     // A moment with the rf paw up, by the static test.

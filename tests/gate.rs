@@ -10,20 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// The README's example built for `model` into `dir`, with `--balance` `balance`.
 fn example(dir: &Path, model: &str, balance: &str) -> PathBuf {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
     let out = dir.join(format!("wave-{model}-{balance}.mtn"));
-    let run = common::run(&[
-        "-q",
-        "build",
-        example.to_str().unwrap(),
-        "--profile",
-        model,
-        "--balance",
-        balance,
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(run.status.success(), "{}", common::stderr(&run));
+    common::build_file(&common::example(), model, &["--balance", balance], &out);
     out
 }
 
@@ -79,16 +67,7 @@ fn play_and_upload_refuse_a_motion_that_tips_and_send_it_with_force() {
 fn stick_add_refuses_a_motion_that_tips_and_adds_it_with_force() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("stick");
-    common::copy_tree(
-        &common::shared("rcode-samples").join("redist-ers210"),
-        &root,
-    );
-    let chmod = std::process::Command::new("chmod")
-        .args(["-R", "u+w"])
-        .arg(&root)
-        .status()
-        .unwrap();
-    assert!(chmod.success());
+    common::writable_stick("redist-ers210", &root);
     let tips = example(dir.path(), "ERS-210", "off");
     let kept = example(dir.path(), "ERS-210", "on");
     let add = |file: &Path, name: &str, force: bool| {

@@ -153,16 +153,7 @@ fn example_on_a_stick() -> (
 ) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("stick");
-    common::copy_tree(
-        &common::shared("rcode-samples").join("redist-ers210"),
-        &root,
-    );
-    let out = std::process::Command::new("chmod")
-        .args(["-R", "u+w"])
-        .arg(&root)
-        .status()
-        .unwrap();
-    assert!(out.success());
+    common::writable_stick("redist-ers210", &root);
     let file = dir.path().join("nod.mtn");
     common::build_example("ERS-210", &file);
     let out = common::run(&[

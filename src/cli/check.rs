@@ -75,7 +75,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             args.file.display(),
             report.unchecked.len(),
             profile.title(),
-            super::shown(&abridged(&report.unchecked)),
+            super::shown(&abridged(&report.unchecked, ", ")),
             motion.design_label,
             args.file.display(),
             profile.model,
@@ -212,11 +212,11 @@ pub fn describe_span(s: &aibo_motion::stability::statics::Span) -> String {
     )
 }
 
-/// The first few of a list, for a message.
-fn abridged(items: &[String]) -> String {
+/// The first few of a list, for a message, `sep` between them.
+pub(super) fn abridged(items: &[String], sep: &str) -> String {
     match items {
-        [a, b, c, _, ..] => format!("{a}, {b}, {c} and {} more", items.len() - 3),
-        _ => items.join(", "),
+        [a, b, c, _, ..] => format!("{a}{sep}{b}{sep}{c} and {} more", items.len() - 3),
+        _ => items.join(sep),
     }
 }
 

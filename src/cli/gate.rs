@@ -50,10 +50,8 @@ pub fn refuse_if_it_tips(
     if faults.is_empty() {
         return Ok(());
     }
-    let when = match faults.as_slice() {
-        [a, b, c, _, ..] => format!("{a}; {b}; {c} and {} more", faults.len() - 3),
-        _ => faults.join("; "),
-    };
+    // Each stretch says ", tipping …" itself: semicolons keep them apart.
+    let when = super::check::abridged(&faults, "; ");
     let what = format!(
         "{}: the {} would tip over for longer than {SPAN_FAULT_MS} ms: {when} \
          (`aibo-motion check --balance {}` tells more)",

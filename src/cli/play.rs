@@ -208,8 +208,7 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
                 }
                 motion = scaled;
             }
-            warn_of_violations(&motion, file);
-            gate(&motion, file, args.link.force, "sent to the robot")?;
+            before_sending(&motion, file, args.link.force, "sent to the robot")?;
             opts.name = store_name(args.name.as_deref(), file);
             link::play(&motion, &opts, &mut |p| bar.show(p)).map_err(anyhow::Error::from)?
         }
@@ -237,8 +236,7 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
 pub fn run_upload(args: UploadArgs) -> Result<Outcome> {
     let mut opts = options(&args.link)?;
     let motion = load_motion(&args.file)?.motion;
-    warn_of_violations(&motion, &args.file);
-    gate(&motion, &args.file, args.link.force, "uploaded")?;
+    before_sending(&motion, &args.file, args.link.force, "uploaded")?;
     opts.name = store_name(args.name.as_deref(), &args.file);
     let info = link::upload(&motion, &opts)?;
     eprintln!(
@@ -284,29 +282,29 @@ pub fn run_ports(args: PortsArgs) -> Result<Outcome> {
     Ok(Outcome::Success)
 }
 
-/// The static test before anything moves: a motion for a model we know must not tip.
-fn gate(motion: &aibo_motion::mtn::Motion, file: &Path, force: bool, doing: &str) -> Result<()> {
-    match Profile::for_design_label(&motion.design_label) {
-        Some(profile) => super::gate::refuse_if_it_tips(motion, &profile, file, force, doing),
-        // No model to test it on: the robot refuses a motion for another model anyway.
-        None => Ok(()),
+/// Before anything moves, for a model we know: the robot's guard will hold back what
+/// `check` would report, so say so; and a motion that tips does not go unless `force`.
+fn before_sending(
+    motion: &aibo_motion::mtn::Motion,
+    file: &Path,
+    force: bool,
+    doing: &str,
+) -> Result<()> {
+    // No model to test it on: the robot refuses a motion for another model anyway.
+    let Some(profile) = Profile::for_design_label(&motion.design_label) else {
+        return Ok(());
+    };
+    let found = aibo_motion::check::check(motion, &profile).violations.len();
+    if found > 0 {
+        tracing::warn!(
+            "{} goes past the {}'s limits or speeds in {found} places; the robot will hold those joints back \
+             (`aibo-motion check {}` lists them)",
+            file.display(),
+            profile.model,
+            file.display()
+        );
     }
-}
-
-/// The robot's guard will hold back what `check` would report: say so before sending.
-fn warn_of_violations(motion: &aibo_motion::mtn::Motion, file: &Path) {
-    if let Some(profile) = Profile::for_design_label(&motion.design_label) {
-        let found = aibo_motion::check::check(motion, &profile).violations.len();
-        if found > 0 {
-            tracing::warn!(
-                "{} goes past the {}'s limits or speeds in {found} places; the robot will hold those joints back \
-                 (`aibo-motion check {}` lists them)",
-                file.display(),
-                profile.model,
-                file.display()
-            );
-        }
-    }
+    super::gate::refuse_if_it_tips(motion, &profile, file, force, doing)
 }
 
 fn stats_text(r: &PlayReport) -> String {

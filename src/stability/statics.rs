@@ -320,6 +320,14 @@ pub struct Stance {
 }
 
 impl Stance {
+    /// Whether the paw `prefix` (`lf`, `rf`, `lh`, `rh`) is among what it is meant to
+    /// stand on.
+    pub fn stands_on_paw(&self, prefix: &str) -> bool {
+        self.standing_on
+            .iter()
+            .any(|n| n.strip_suffix(" paw") == Some(prefix))
+    }
+
     pub fn verdict(&self, required_mm: f64) -> Verdict {
         if self.tips || self.margin_mm < 0.0 {
             Verdict::Unstable

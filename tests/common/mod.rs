@@ -183,19 +183,72 @@ pub fn performer_bvh(frames: &[Vec<(&str, char, f64)>], frame_time: f64) -> Stri
     }
     text
 }
-/// `build`s the repository's example (`examples/nod-and-wave.bvh`) for `model` into `out`.
+/// The repository's example motion capture, `examples/nod-and-wave.bvh`.
+pub fn example() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh")
+}
+
+/// `build`s the repository's example for `model` into `out`.
 pub fn build_example(model: &str, out: &Path) {
-    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
-    let run = run(&[
+    build_file(&example(), model, &[], out);
+}
+
+/// `build -q INPUT --profile MODEL -o OUT`, with `extra` arguments; it must succeed.
+pub fn build_file(input: &Path, model: &str, extra: &[&str], out: &Path) {
+    let mut args = vec![
         "-q",
         "build",
-        example.to_str().unwrap(),
+        input.to_str().unwrap(),
         "--profile",
         model,
         "-o",
         out.to_str().unwrap(),
-    ]);
+    ];
+    args.extend(extra);
+    let run = run(&args);
     assert!(run.status.success(), "{}", stderr(&run));
+}
+
+/// A copy of the shared R-CODE sample tree `name` at `root`, made writable as an owner's
+/// stick is (the samples are read-only).
+pub fn writable_stick(name: &str, root: &Path) {
+    copy_tree(&shared("rcode-samples").join(name), root);
+    let chmod = Command::new("chmod")
+        .args(["-R", "u+w"])
+        .arg(root)
+        .status()
+        .unwrap();
+    assert!(chmod.success());
+}
+
+/// `aibo-joint-server --tcp … --profile MODEL --physics`, `file` streamed to it with
+/// `play --force` (the gate would refuse a motion that tips before the robot showed it),
+/// and what the server logged.
+pub fn played_on_the_physics_server(file: &Path, model: &str) -> String {
+    use std::io::{BufRead, BufReader};
+    let mut server = Command::new(env!("CARGO_BIN_EXE_aibo-joint-server"))
+        .args(["--tcp", "127.0.0.1:0", "--profile", model, "--physics"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut address = String::new();
+    BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut address)
+        .unwrap();
+    let out = run(&[
+        "play",
+        file.to_str().unwrap(),
+        "--tcp",
+        address.trim(),
+        "--force",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Let the physics catch up with the last frames, then stop the server.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    server.kill().unwrap();
+    let out = server.wait_with_output().unwrap();
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Copies the folder `from` (files and folders) to `to`.
