@@ -8,11 +8,11 @@
 //! times over the build's without them.
 
 use aibo_motion::keyframes;
-use aibo_motion::pipeline::{build, Balance, BuildOptions};
+use aibo_motion::pipeline::{self, build, Balance, BuildOptions};
 use aibo_motion::retarget;
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::{read, Clip, ReadOptions};
-use aibo_motion::stability::{physics, plan, stage::Stage, statics};
+use aibo_motion::stability::{physics, stage::Stage, statics};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::path::Path;
@@ -51,17 +51,17 @@ fn balance(c: &mut Criterion) {
         let tracks = retarget::retarget(&clip, &profile, &on.retarget).unwrap();
         let grid = keyframes::grid(&tracks, &profile, &on.keyframes).unwrap();
         let neutral = retarget::neutral_pose(&profile, &on.retarget);
-        let margin = aibo_motion::pipeline::default_margin(&profile);
+        let margin = pipeline::default_margin(&profile);
         group.bench_function("the stage (plan, QP per row, keyframes)", |b| {
             b.iter(|| {
                 let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-                let plan = plan::plan(&tracks, &profile, grid.rows.len(), grid.step_s());
+                let (plan, grid) = pipeline::planned(&stage, &tracks, &profile, &grid);
                 let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
                 keyframes::finish(&balanced.grid, &profile, &on.keyframes).unwrap()
             })
         });
         let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-        let plan = plan::plan(&tracks, &profile, grid.rows.len(), grid.step_s());
+        let (plan, grid) = pipeline::planned(&stage, &tracks, &profile, &grid);
         let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
         let motion = keyframes::finish(&balanced.grid, &profile, &on.keyframes)
             .unwrap()

@@ -288,6 +288,24 @@ impl Grid {
     pub fn step_s(&self) -> f64 {
         f64::from(self.frame_ms) / 1000.0
     }
+
+    /// The grid with its first row held `lead` rows before it and its last row `tail`
+    /// rows after it.
+    pub fn padded(&self, lead: usize, tail: usize) -> Grid {
+        let (Some(first), Some(last)) = (self.rows.first(), self.rows.last()) else {
+            return self.clone();
+        };
+        let rows = std::iter::repeat(first)
+            .take(lead)
+            .chain(&self.rows)
+            .chain(std::iter::repeat(last).take(tail))
+            .cloned()
+            .collect();
+        Grid {
+            rows,
+            frame_ms: self.frame_ms,
+        }
+    }
 }
 
 /// The options' frame time and tolerance, checked.

@@ -58,9 +58,11 @@ pub struct Built {
     pub motion: Motion,
     pub tracks: Tracks,
     /// When the clip's first frame plays, in ms from the motion's start: the length of
-    /// the ramp from the start posture.
+    /// the ramp from the start posture, and of any hold of the first pose the balance
+    /// stage added ([`Kept::padding_ms`]).
     pub source_start_ms: u64,
-    /// The length of the ramp from the clip's last frame to the end posture, ms.
+    /// How long the motion lasts after the clip's last frame, ms: any hold of the last
+    /// pose, then the ramp to the end posture.
     pub ramp_out_ms: u64,
     /// What keeping the balance did; `None` with `--balance off`.
     pub balance: Option<Kept>,
@@ -75,7 +77,7 @@ pub struct Kept {
     pub plan: Plan,
     /// Each grid row's outcome.
     pub rows: Vec<RowReport>,
-    /// The grid's spacing, ms (rows play from `source_start_ms`).
+    /// The grid's spacing, ms (rows play from `source_start_ms`, less the plan's lead).
     pub row_ms: u32,
     /// The same clip built without the stage, for the likeness it would have had.
     pub without: Motion,
@@ -90,6 +92,14 @@ pub struct Kept {
 }
 
 impl Kept {
+    /// How long the performer's first pose is held before the performance and its last
+    /// pose after it, ms (see [`plan::Padding`]).
+    pub fn padding_ms(&self) -> (u64, u64) {
+        let row_ms = u64::from(self.row_ms);
+        let padding = self.plan.padding;
+        (padding.lead as u64 * row_ms, padding.tail as u64 * row_ms)
+    }
+
     /// Where the proof still finds a fall: a sentence, or `None` when it stays up.
     pub fn falls(&self) -> Option<String> {
         #[cfg(feature = "physics")]
@@ -185,6 +195,26 @@ pub fn default_margin(profile: &Profile) -> f64 {
     }
 }
 
+/// The contact plan for `grid`, and the grid padded as the plan asks (see
+/// [`plan::Padding`]).
+pub fn planned(
+    stage: &Stage,
+    tracks: &Tracks,
+    profile: &Profile,
+    grid: &keyframes::Grid,
+) -> (Plan, keyframes::Grid) {
+    let landing_rows = |row: usize, paw: usize| stage.landing_rows_from(&grid.rows[row], paw);
+    let plan = plan::plan(
+        tracks,
+        profile,
+        grid.rows.len(),
+        grid.step_s(),
+        &landing_rows,
+    );
+    let padded = grid.padded(plan.padding.lead, plan.padding.tail);
+    (plan, padded)
+}
+
 /// The balance stage, keyframes and the proof, repaired where the proof finds a fall.
 fn keep_balance(
     tracks: &Tracks,
@@ -196,13 +226,14 @@ fn keep_balance(
 ) -> Result<(Keyframed, Kept), BuildError> {
     let neutral = retarget::neutral_pose(profile, &options.retarget);
     let stage = Stage::new(profile, grid.frame_ms, &neutral)?;
+    let (mut plan, grid) = planned(&stage, tracks, profile, grid);
+    let (grid, padding) = (&grid, plan.padding);
     let rows = grid.rows.len();
-    let mut plan = plan::plan(tracks, profile, rows, grid.step_s());
     let mut margins = vec![margin; rows];
     let mut repairs = 0;
     loop {
         let balanced = stage.balance(grid, &plan, &margins);
-        let keyed = finish(&balanced.grid, profile, &options.keyframes)?;
+        let mut keyed = finish(&balanced.grid, profile, &options.keyframes)?;
         let proof = prove(&keyed.motion, profile)?;
         let windows = proof.falls();
         #[cfg(feature = "physics")]
@@ -213,6 +244,10 @@ fn keep_balance(
             proof.physics.summary()
         );
         if windows.is_empty() || repairs == REPAIRS {
+            // The performance plays after the lead, and the tail belongs to the way out.
+            let row_ms = u64::from(grid.frame_ms);
+            keyed.source_start_ms += padding.lead as u64 * row_ms;
+            keyed.ramp_out_ms += padding.tail as u64 * row_ms;
             let kept = Kept {
                 margin_mm: margin,
                 plan: balanced.plan,

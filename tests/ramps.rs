@@ -49,8 +49,12 @@ fn the_ramps_to_and_from_the_postures_move_at_a_quarter_of_joint_speed() {
             assert!(built.source_start_ms >= 200, "{model}: a ramp in");
             assert!(built.ramp_out_ms >= 200, "{model}: a ramp out");
         }
-        let in_ramp =
-            |t_ms: u64| t_ms <= built.source_start_ms || t_ms >= end_ms - built.ramp_out_ms;
+        // The stage may hold the performer's first and last poses while the weight moves
+        // (its padding): those rows are the stage's, so the ramps end where they begin.
+        let (lead_ms, tail_ms) = built.balance.as_ref().map_or((0, 0), |k| k.padding_ms());
+        let ramp_in_end_ms = built.source_start_ms - lead_ms;
+        let ramp_out_ms = built.ramp_out_ms - tail_ms;
+        let in_ramp = |t_ms: u64| t_ms <= ramp_in_end_ms || t_ms >= end_ms - ramp_out_ms;
         let mut fastest_share = 0.0f64;
         for pair in frames.windows(2) {
             if !(in_ramp(pair[0].index * 8) && in_ramp(pair[1].index * 8)) {

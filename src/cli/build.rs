@@ -4,7 +4,7 @@
 use super::{detect, json_text, load_clip, print_stdout, FileKind, Outcome};
 use aibo_motion::keyframes::Options;
 use aibo_motion::likeness::{Figure, Likeness};
-use aibo_motion::pipeline::{self, BuildOptions};
+use aibo_motion::pipeline::{self, BuildOptions, Kept};
 use aibo_motion::retarget::{self, LegMode};
 use aibo_motion::robot::profile::{load_mappings, Profile};
 
@@ -543,9 +543,10 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         .as_ref()
         .map(|kept| super::keep::Stage::of(kept, built.likeness_without(&profile)));
     let proved = built.balance.as_ref().map(|kept| kept.statics.clone());
+    let (lead_ms, tail_ms) = built.balance.as_ref().map_or((0, 0), Kept::padding_ms);
     let ramps_s = (
-        built.source_start_ms as f64 / 1000.0,
-        built.ramp_out_ms as f64 / 1000.0,
+        (built.source_start_ms - lead_ms) as f64 / 1000.0,
+        (built.ramp_out_ms - tail_ms) as f64 / 1000.0,
     );
     let (motion, tracks) = (built.motion, built.tracks);
     let bytes = mtn::encode(&motion)?;

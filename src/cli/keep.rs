@@ -25,6 +25,11 @@ pub struct Stage {
     pub paws: Vec<Paw>,
     /// The furthest the centre of mass moved from where the robot stands at rest, mm.
     pub shift_mm: f64,
+    /// How long the performer's first pose is held before the performance (while the
+    /// weight shifts for a lift at its start) and its last pose after it (while a paw
+    /// raised to the end comes down), s.
+    pub held_first_s: f64,
+    pub held_last_s: f64,
     /// Rows whose program had no solution (the planted paws pulled, not held), and rows
     /// where the margin could not be kept.
     pub unsolved_rows: usize,
@@ -51,9 +56,12 @@ impl Stage {
                 })
             })
             .collect();
+        let (lead_ms, tail_ms) = kept.padding_ms();
         Stage {
             margin_mm: kept.margin_mm,
             paws,
+            held_first_s: lead_ms as f64 / 1000.0,
+            held_last_s: tail_ms as f64 / 1000.0,
             shift_mm: kept.rows.iter().map(|r| r.shift_mm).fold(0.0, f64::max),
             unsolved_rows: kept.rows.iter().filter(|r| r.held).count(),
             short_rows: kept.rows.iter().filter(|r| r.short_mm > 0.5).count(),
@@ -82,6 +90,8 @@ impl Stage {
             "margin_mm": self.margin_mm,
             "paws": paws,
             "weight_shift_mm": (self.shift_mm * 10.0).round() / 10.0,
+            "first_pose_held_s": round3(self.held_first_s),
+            "last_pose_held_s": round3(self.held_last_s),
             "unsolved_rows": self.unsolved_rows,
             "short_rows": self.short_rows,
             "repairs": self.repairs,
@@ -120,6 +130,20 @@ impl Stage {
         }
         if self.shift_mm > 0.5 {
             let _ = writeln!(t, "    weight shifted up to {:.0} mm", self.shift_mm);
+        }
+        if self.held_first_s > 0.0 {
+            let _ = writeln!(
+                t,
+                "    the performer's first pose held {:.2} s before the performance, while the weight shifted",
+                self.held_first_s
+            );
+        }
+        if self.held_last_s > 0.0 {
+            let _ = writeln!(
+                t,
+                "    the performer's last pose held {:.2} s after the performance, while the raised paw came down",
+                self.held_last_s
+            );
         }
         if self.repairs > 0 {
             let _ = writeln!(

@@ -8,6 +8,11 @@
 //! that is higher and livelier over its span wins and the other paw stays planted;
 //! arm gestures win over steps. Every lift is preceded by a weight shift and followed
 //! by a dwell with all four paws down, so contacts do not flicker.
+//!
+//! A gesture at the very start or end of a take would spend its weight shift or its
+//! landing inside the performance (the short Bandai wave lost most of its wave so). There
+//! the plan pads the grid: the performer's first pose is held while the weight shifts,
+//! and the last pose while the paw comes down, outside the performance.
 
 use crate::retarget::{Limb, Tracks};
 use crate::robot::profile::Profile;
@@ -72,6 +77,14 @@ pub struct Lift {
     pub end: usize,
 }
 
+/// A limb's gesture, the rows its paw would be up for it (rising before the limb crosses
+/// its threshold, landing after it crosses back), and how high and lively it was.
+struct Candidate {
+    want: Want,
+    lifted: (usize, usize),
+    score: f64,
+}
+
 /// Where the performer's limb gestured, rows `start..end`, whether or not its paw lifts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Want {
@@ -102,10 +115,21 @@ impl Phase {
     }
 }
 
+/// Rows the plan adds around the performance's: its first pose held `lead` rows before
+/// it, its last pose `tail` rows after it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Padding {
+    pub lead: usize,
+    pub tail: usize,
+}
+
 /// The contact plan of a motion's grid rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Plan {
+    /// Rows in all, the padding's included.
     pub rows: usize,
+    /// The rows held before and after the performance's.
+    pub padding: Padding,
     /// The grid's spacing, s.
     pub row_s: f64,
     /// Lifted paws in time order; never two at once, never within the dwell and shift.
@@ -123,6 +147,7 @@ impl Plan {
         Plan {
             rows,
             row_s,
+            padding: Padding::default(),
             lifts: Vec::new(),
             wants: Vec::new(),
             limbs: [None; 4],
@@ -291,14 +316,59 @@ fn signal(tracks: &Tracks, limb: Limb) -> Option<Vec<f64>> {
     }
 }
 
-/// The contact plan for `rows` grid rows `row_s` apart, the first at the tracks' first
-/// frame.
-pub fn plan(tracks: &Tracks, profile: &Profile, rows: usize, row_s: f64) -> Plan {
+/// The contact plan for a performance of `rows` grid rows `row_s` apart, the first at
+/// the tracks' first frame, padded where a gesture needs it (see [`Padding`]): its
+/// rows are the padding's lead, then the performance's, then the tail.
+/// `landing_rows(row, paw)` estimates the rows a paw raised on performance row `row`
+/// needs to come down: a lift lasts at least that long after its limb lowers.
+pub fn plan(
+    tracks: &Tracks,
+    profile: &Profile,
+    rows: usize,
+    row_s: f64,
+    landing_rows: &dyn Fn(usize, usize) -> usize,
+) -> Plan {
+    let (unpadded, padding) = padded_plan(tracks, profile, rows, row_s, landing_rows, None);
+    match padding == Padding::default() {
+        true => unpadded,
+        false => padded_plan(tracks, profile, rows, row_s, landing_rows, Some(padding)).0,
+    }
+}
+
+/// The contact plan with `padding` around the performance's rows, and (made without
+/// any) the padding it wants: a lead where a gesture starts too early for its weight
+/// shift, a tail where a lift would outlast the performance. In the lead no limb
+/// gestures.
+fn padded_plan(
+    tracks: &Tracks,
+    profile: &Profile,
+    performed: usize,
+    row_s: f64,
+    landing_rows: &dyn Fn(usize, usize) -> usize,
+    padding: Option<Padding>,
+) -> (Plan, Padding) {
+    let padding_given = padding.is_some();
+    let padding = padding.unwrap_or_default();
+    let rows = padding.lead + performed + padding.tail;
     let mut plan = Plan::standing(rows, row_s);
+    plan.padding = padding;
     let timing = plan.timing;
+    let performance_end = padding.lead + performed;
+    // A paw rises while its limb does and comes down while it does: the lift begins
+    // before the limb crosses its threshold, and lasts until the leg can have landed
+    // from where the limb crossed back.
+    let (rising, landing) = (plan.rows_of(timing.lift_s), plan.rows_of(timing.land_s));
+    let shift = plan.rows_of(timing.shift_s);
+    let (min_up, settle) = (
+        plan.rows_of(timing.min_up_s),
+        plan.rows_of(timing.min_down_s) + 1,
+    );
+    let mut wanted = Padding::default();
     let source_s = tracks.frame_time.max(1e-9);
     let frame_of = |row: usize| {
-        ((row as f64 * row_s / source_s).round() as usize).min(tracks.frames.saturating_sub(1))
+        let performed_row = row.saturating_sub(padding.lead);
+        ((performed_row as f64 * row_s / source_s).round() as usize)
+            .min(tracks.frames.saturating_sub(1))
     };
     let has_leg = |prefix: &str| {
         profile
@@ -307,7 +377,7 @@ pub fn plan(tracks: &Tracks, profile: &Profile, rows: usize, row_s: f64) -> Plan
             .any(|j| j.name == format!("{prefix}_j1"))
     };
     // Each limb's spans of gesture, with a score: how high and how lively, in total.
-    let mut candidates: Vec<(Want, f64)> = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
     plan.limbs = drivers(tracks);
     for (paw, limb) in plan.limbs.into_iter().enumerate() {
         let Some(limb) = limb else { continue };
@@ -322,7 +392,10 @@ pub fn plan(tracks: &Tracks, profile: &Profile, rows: usize, row_s: f64) -> Plan
         } else {
             (FOOT_LIFTED, FOOT_DOWN)
         };
-        let at = |row: usize| signal.get(frame_of(row)).copied().unwrap_or(-1.0);
+        let at = |row: usize| match row < padding.lead || row >= performance_end {
+            true => f64::NEG_INFINITY,
+            false => signal.get(frame_of(row)).copied().unwrap_or(-1.0),
+        };
         let mut up = false;
         let mut start = 0;
         let mut score = 0.0;
@@ -336,51 +409,67 @@ pub fn plan(tracks: &Tracks, profile: &Profile, rows: usize, row_s: f64) -> Plan
                 (up, start, score) = (true, row, 0.0);
             } else if up && v < lower {
                 up = false;
-                candidates.push((
-                    Want {
-                        paw,
-                        start,
-                        end: row,
-                    },
+                let raw = Want {
+                    paw,
+                    start,
+                    end: row,
+                };
+                let performed_row = row
+                    .saturating_sub(padding.lead)
+                    .min(performed.saturating_sub(1));
+                let lifted = (
+                    start.saturating_sub(rising).max(padding.lead),
+                    row + landing.max(landing_rows(performed_row, paw)),
+                );
+                // Only a gesture that lasts is worth a lift (and a padding).
+                if raw.end - raw.start >= min_up {
+                    if lifted.0 <= shift {
+                        wanted.lead = shift;
+                    }
+                    wanted.tail = wanted.tail.max((lifted.1 + settle).saturating_sub(rows));
+                }
+                candidates.push(Candidate {
+                    want: raw,
+                    lifted: (lifted.0, lifted.1.min(rows)),
                     score,
-                ));
+                });
                 continue;
             }
             if up {
-                let speed = if row > 0 {
-                    (v - at(row - 1)).abs() / row_s
-                } else {
-                    0.0
+                let before = row.checked_sub(1).map_or(v, at);
+                let speed = match before.is_finite() {
+                    true => (v - before).abs() / row_s,
+                    false => 0.0, // the first row after the lead
                 };
                 score += (v - lower) + LIVELINESS * speed;
             }
         }
     }
-    plan.wants = candidates.iter().map(|(w, _)| *w).collect();
-    // Arms before steps; higher and livelier first. Each takes what the chosen ones leave,
-    // keeping the dwell and the weight shift clear around them, and the motion's first
-    // and last rows (the ramps from and to the postures stand on all four paws, and do
-    // the first shift and the last dwell).
+    plan.wants = candidates.iter().map(|c| c.want).collect();
+    // Arms before steps; higher and livelier first. Each gesture that lasts takes what
+    // the chosen ones leave, keeping the dwell and the weight shift clear around them,
+    // and the motion's first and last rows (the ramps from and to the postures stand on
+    // all four paws).
+    candidates.retain(|c| c.want.end - c.want.start >= min_up);
     candidates.sort_by(|a, b| {
-        is_front(b.0.paw)
-            .cmp(&is_front(a.0.paw))
-            .then(b.1.total_cmp(&a.1))
+        is_front(b.want.paw)
+            .cmp(&is_front(a.want.paw))
+            .then(b.score.total_cmp(&a.score))
     });
     let gap = plan.gap_rows();
-    let min_up = plan.rows_of(timing.min_up_s);
     let edges = [(0, 1), (rows.saturating_sub(1), rows + 1)];
     let mut chosen: Vec<Lift> = Vec::new();
-    for (want, _) in candidates {
+    for c in candidates {
         let mut blocked: Vec<(usize, usize)> = edges.to_vec();
         blocked.extend(
             chosen
                 .iter()
                 .map(|c| (c.start.saturating_sub(gap), c.end + gap)),
         );
-        for (start, end) in carve((want.start, want.end), &blocked) {
+        for (start, end) in carve(c.lifted, &blocked) {
             if end - start >= min_up {
                 chosen.push(Lift {
-                    paw: want.paw,
+                    paw: c.want.paw,
                     start,
                     end,
                 });
@@ -389,7 +478,10 @@ pub fn plan(tracks: &Tracks, profile: &Profile, rows: usize, row_s: f64) -> Plan
     }
     chosen.sort_by_key(|l| l.start);
     plan.lifts = chosen;
-    plan
+    match padding_given {
+        true => (plan, Padding::default()),
+        false => (plan, wanted),
+    }
 }
 
 #[cfg(test)]

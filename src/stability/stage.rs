@@ -314,14 +314,7 @@ impl Stage {
                         .max(1);
                     let onto = self.leg_onto_spot(paw, &prev)?;
                     let vars = self.leg_variables[paw]?;
-                    let needed = (0..3)
-                        .map(|a| {
-                            let step = self.steps[vars[a] - BODY_VARIABLES] * LANDING_SPEED_SHARE;
-                            ((prev[vars[a]] - onto[a]).abs() / step).ceil() as usize
-                        })
-                        .max()
-                        .unwrap_or(0)
-                        + LANDING_FINAL_ROWS;
+                    let needed = self.landing_rows(paw, vars.map(|v| prev[v]), onto);
                     (matches!(phases[paw], Phase::Landing(_)) || left <= needed)
                         .then_some(Landing { paw, left, onto })
                 });
@@ -368,6 +361,35 @@ impl Stage {
             plan: plan.clone(),
             rows: reports,
         }
+    }
+
+    /// Rows leg `paw` needs to come down from angles `from` to `onto` (J1, J2, J3) at the
+    /// landing's share of its joints' speed, and the final approach.
+    fn landing_rows(&self, paw: usize, from: [f64; 3], onto: [f64; 3]) -> usize {
+        let Some(vars) = self.leg_variables[paw] else {
+            return LANDING_FINAL_ROWS;
+        };
+        let travel = (0..3)
+            .map(|a| {
+                let step = self.steps[vars[a] - BODY_VARIABLES] * LANDING_SPEED_SHARE;
+                ((from[a] - onto[a]).abs() / step).ceil() as usize
+            })
+            .max()
+            .unwrap_or(0);
+        travel + LANDING_FINAL_ROWS
+    }
+
+    /// Rows leg `paw` needs to land from the angles of `grid_row` (a grid row: the body's
+    /// attitude, then every profile joint), were the body standing: the plan's estimate,
+    /// so that a lift lasts until its paw can be down.
+    pub fn landing_rows_from(&self, grid_row: &[f64], paw: usize) -> usize {
+        let Some(vars) = self.leg_variables[paw] else {
+            return 0;
+        };
+        let joint = |v: usize| self.kin.joints[v - BODY_VARIABLES];
+        let from = vars.map(|v| grid_row.get(3 + joint(v)).copied().unwrap_or(0.0));
+        let onto = vars.map(|v| self.stand[joint(v)]);
+        self.landing_rows(paw, from, onto)
     }
 
     /// The angles of leg `paw` (J1, J2, J3) that put its paw on its spot with the body
