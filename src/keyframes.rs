@@ -295,10 +295,9 @@ impl Grid {
         let (Some(first), Some(last)) = (self.rows.first(), self.rows.last()) else {
             return self.clone();
         };
-        let rows = std::iter::repeat(first)
-            .take(lead)
+        let rows = std::iter::repeat_n(first, lead)
             .chain(&self.rows)
-            .chain(std::iter::repeat(last).take(tail))
+            .chain(std::iter::repeat_n(last, tail))
             .cloned()
             .collect();
         Grid {
@@ -310,7 +309,7 @@ impl Grid {
 
 /// The options' frame time and tolerance, checked.
 fn check_options(options: &Options) -> Result<(), KeyframeError> {
-    if options.frame_ms == 0 || options.frame_ms % 16 != 0 {
+    if options.frame_ms == 0 || !options.frame_ms.is_multiple_of(16) {
         return Err(KeyframeError::FrameTime {
             ms: options.frame_ms,
         });

@@ -200,7 +200,7 @@ fn corrupted_bytes_are_rejected_and_counted_and_the_stream_goes_on() {
     let relay = Relay::start(&server.address, false, move |bytes| {
         for (i, b) in bytes.iter_mut().enumerate() {
             let at = offset + i;
-            if (4_000..12_000).contains(&at) && at % 1_300 == 0 {
+            if (4_000..12_000).contains(&at) && at.is_multiple_of(1_300) {
                 *b ^= 0x10;
                 if *b == 0 {
                     *b = 0x55;

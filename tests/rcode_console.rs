@@ -127,7 +127,7 @@ impl RcodeRobot {
         let mut plays: Vec<Vec<Vec<i32>>> = Vec::new();
         let mut last = None;
         for row in common::link::read_record(&self.record) {
-            if last.map_or(true, |t| row.t_us != t + 8000) {
+            if last.is_none_or(|t| row.t_us != t + 8000) {
                 plays.push(Vec::new());
             }
             last = Some(row.t_us);

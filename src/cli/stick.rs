@@ -4,6 +4,7 @@ use super::{json_text, print_stdout, shown, Outcome};
 use aibo_motion::fsio;
 use aibo_motion::oda::Entry;
 use aibo_motion::stick::add::{Media, NewAction};
+use aibo_motion::stick::files;
 use aibo_motion::stick::tree::{Severity, Stick};
 use anyhow::{Context as _, Result};
 use serde_json::json;
@@ -188,7 +189,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             force,
         ),
         Action::Remove { stick, name, force } => {
-            let open = Stick::open(&stick)?;
+            let (_lock, open) = open_to_change(&stick)?;
             let changes = open.remove(&name)?;
             let backup = write_changes(&open, &changes.files, force)?;
             eprintln!(
@@ -235,7 +236,7 @@ pub fn run(args: Args) -> Result<Outcome> {
                 address,
             };
             set_up.validate()?;
-            let open = Stick::open(&stick)?;
+            let (_lock, open) = open_to_change(&stick)?;
             let mut files = vec![(wifi::PATH.to_string(), set_up.encode().into_bytes())];
             if no_auth {
                 if open.model != "ERS-7" {
@@ -259,8 +260,8 @@ pub fn run(args: Args) -> Result<Outcome> {
             }
             use aibo_motion::stick::settings::{self, ConsoleSwitch};
             let settings_path = open.root.join(settings::PATH);
-            let console = match std::fs::read(&settings_path) {
-                Ok(bytes) => match settings::console_on(&bytes)
+            let console = match files::read(&open.root, settings::PATH, files::MAX_TEXT_BYTES)? {
+                Some(bytes) => match settings::console_on(&bytes)
                     .with_context(|| settings_path.display().to_string())?
                 {
                     ConsoleSwitch::AlreadyOn => "R-CODE's console was on already (`W 1`)",
@@ -269,16 +270,13 @@ pub fn run(args: Args) -> Result<Outcome> {
                         "R-CODE's console is turned on (`W 1` in SYSTEM.CFG)"
                     }
                 },
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                None => {
                     tracing::warn!(
                         "{} is absent (a folder of user files only?): the console opens only \
                          once the stick's R-CODE set-up has `W 1` in it",
                         settings_path.display()
                     );
                     "R-CODE's console needs `W 1` in the stick's SYSTEM.CFG"
-                }
-                Err(e) => {
-                    return Err(e).with_context(|| settings_path.display().to_string());
                 }
             };
             let backup = write_changes(&open, &files, force)?;
@@ -437,7 +435,7 @@ fn add(
     led: Option<&Path>,
     force: bool,
 ) -> Result<Outcome> {
-    let stick = Stick::open(root)?;
+    let (_lock, stick) = open_to_change(root)?;
     let motion_bytes = motion.map(fsio::read_input).transpose()?;
     if let (Some(path), Some(bytes)) = (motion, &motion_bytes) {
         let m = aibo_motion::mtn::decode(bytes)
@@ -510,6 +508,14 @@ fn add(
     Ok(Outcome::Success)
 }
 
+/// The stick, read under its lock: a second command that would change it waits, then
+/// refuses, so that two changes never lose one another.
+fn open_to_change(root: &Path) -> Result<(files::Lock, Stick)> {
+    let found = Stick::open(root)?;
+    let lock = files::lock(&found.root)?;
+    Ok((lock, Stick::open(&found.root)?))
+}
+
 /// `; the files replaced are kept in …`, where any were.
 fn kept_in(backup: &Path) -> String {
     if backup.is_dir() {
@@ -523,7 +529,7 @@ fn kept_in(backup: &Path) -> String {
 /// one can be written, each file it replaces first copied under
 /// `aibo-motion-backup/<time>/`, each written whole and renamed into place. Returns the
 /// backup folder.
-fn write_changes(stick: &Stick, files: &[(String, Vec<u8>)], force: bool) -> Result<PathBuf> {
+fn write_changes(stick: &Stick, changed: &[(String, Vec<u8>)], force: bool) -> Result<PathBuf> {
     // Files on a mounted stick, never a raw device (however the path reaches it).
     let real = std::fs::canonicalize(&stick.root).unwrap_or_else(|_| stick.root.clone());
     if stick.root.starts_with("/dev") || real.starts_with("/dev") {
@@ -533,8 +539,24 @@ fn write_changes(stick: &Stick, files: &[(String, Vec<u8>)], force: bool) -> Res
             stick.root.display()
         );
     }
+    // A file the readers would refuse would lock the owner out of the stick.
+    if let Some((relative, bytes)) = changed
+        .iter()
+        .find(|(_, bytes)| bytes.len() as u64 > files::MAX_FILE_BYTES)
+    {
+        anyhow::bail!(
+            "{relative} would be {} bytes, more than the {} a stick file may hold: nothing was \
+             written (is the sound that large?)",
+            bytes.len(),
+            files::MAX_FILE_BYTES
+        );
+    }
+    // Every path is checked (no link, no special file) before anything is written.
+    for (relative, _) in changed {
+        files::check(&stick.root, relative)?;
+    }
     // A read-only file found half-way would leave the stick with some files new.
-    let read_only: Vec<String> = files
+    let read_only: Vec<String> = changed
         .iter()
         .map(|(relative, _)| stick.root.join(relative))
         .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.permissions().readonly()))
@@ -549,7 +571,7 @@ fn write_changes(stick: &Stick, files: &[(String, Vec<u8>)], force: bool) -> Res
     }
     // Room for every new file beside the old one (written whole, then renamed) and for a
     // backup of each file replaced.
-    let needed: u64 = files
+    let needed: u64 = changed
         .iter()
         .map(|(relative, bytes)| {
             let old = std::fs::metadata(stick.root.join(relative)).map_or(0, |m| m.len());
@@ -571,33 +593,96 @@ fn write_changes(stick: &Stick, files: &[(String, Vec<u8>)], force: bool) -> Res
     let time = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let backups = stick.root.join("aibo-motion-backup");
+    let backups = "aibo-motion-backup";
     let backup = (1..)
         .map(|k| match k {
-            1 => backups.join(time.to_string()),
-            k => backups.join(format!("{time}-{k}")),
+            1 => format!("{backups}/{time}"),
+            k => format!("{backups}/{time}-{k}"),
         })
-        .find(|p| !p.exists())
-        .unwrap_or_else(|| backups.join(time.to_string()));
-    for (relative, bytes) in files {
-        let target = stick.root.join(relative);
-        if target.is_file() {
-            let saved = backup.join(relative);
-            if let Some(dir) = saved.parent() {
-                std::fs::create_dir_all(dir)?;
+        .find(|p| std::fs::symlink_metadata(stick.root.join(p)).is_err())
+        .unwrap_or_else(|| format!("{backups}/{time}"));
+    let mut written: Vec<(&str, bool)> = Vec::new();
+    for (relative, bytes) in changed {
+        let step = || -> Result<bool> {
+            let target = files::writable(&stick.root, relative)?;
+            let saved = format!("{backup}/{relative}");
+            let kept = target.is_file()
+                && files::copy(
+                    &stick.root,
+                    relative,
+                    &files::writable(&stick.root, &saved)?,
+                )?;
+            write_stick_file(&target, bytes)?;
+            Ok(kept)
+        };
+        match step() {
+            Ok(kept) => written.push((relative, kept)),
+            Err(e) => {
+                let undone = undo(stick, &backup, &written);
+                anyhow::bail!("{e:#}; {undone}");
             }
-            std::fs::copy(&target, &saved)?;
-        } else if let Some(dir) = target.parent() {
-            std::fs::create_dir_all(dir)?;
         }
-        fsio::write_bytes(&target, &[], bytes)?;
     }
-    Ok(backup)
+    Ok(stick.root.join(backup))
+}
+
+/// Writes one of a change's files (tests fail one here, debug builds only).
+fn write_stick_file(target: &Path, bytes: &[u8]) -> Result<()> {
+    #[cfg(debug_assertions)]
+    if let Some(name) = std::env::var_os("AIBO_MOTION_TEST_FAIL_WRITE_OF") {
+        if target.file_name() == Some(name.as_os_str()) {
+            anyhow::bail!(
+                "cannot write {}: a failure the test asked for",
+                target.display()
+            );
+        }
+    }
+    fsio::write_bytes(target, &[], bytes)?;
+    Ok(())
+}
+
+/// Puts back the files a failed change wrote (from the backup it took; a new file is
+/// removed), and says what it did.
+fn undo(stick: &Stick, backup: &str, written: &[(&str, bool)]) -> String {
+    if written.is_empty() {
+        return "nothing was written".into();
+    }
+    let mut lost = Vec::new();
+    for (relative, kept) in written.iter().rev() {
+        let target = stick.root.join(relative);
+        let restored = if *kept {
+            files::read(
+                &stick.root,
+                &format!("{backup}/{relative}"),
+                files::MAX_FILE_BYTES,
+            )
+            .ok()
+            .flatten()
+            .is_some_and(|bytes| fsio::write_bytes(&target, &[], &bytes).is_ok())
+        } else {
+            std::fs::remove_file(&target).is_ok()
+        };
+        if !restored {
+            lost.push(relative.to_string());
+        }
+    }
+    if lost.is_empty() {
+        format!(
+            "the {} files already written were put back as they were",
+            written.len()
+        )
+    } else {
+        format!(
+            "the files already written were put back, except {} (its old content is in {})",
+            lost.join(", "),
+            stick.root.join(backup).display()
+        )
+    }
 }
 
 /// An R-CODE.R that plays `names` in turn at boot.
 fn autoplay(root: &Path, names: &[String], force: bool) -> Result<Outcome> {
-    let stick = Stick::open(root)?;
+    let (_lock, stick) = open_to_change(root)?;
     for name in names {
         let known = stick
             .actions

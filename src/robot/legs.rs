@@ -192,7 +192,7 @@ impl Leg {
                     continue;
                 }
                 let distance: f64 = angles.iter().zip(start).map(|(a, s)| (a - s).abs()).sum();
-                if best.map_or(true, |(_, d)| distance < d) {
+                if best.is_none_or(|(_, d)| distance < d) {
                     best = Some((angles, distance));
                 }
             }
@@ -208,7 +208,7 @@ impl Leg {
         angles
             .iter()
             .zip(&self.limits)
-            .all(|(a, l)| l.map_or(true, |l| *a >= l.min - SLACK && *a <= l.max + SLACK))
+            .all(|(a, l)| l.is_none_or(|l| *a >= l.min - SLACK && *a <= l.max + SLACK))
     }
 
     /// `k`'s iterative solver from `start`, then from a few spread-out guesses should it

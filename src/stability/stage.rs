@@ -287,7 +287,7 @@ impl Stage {
                 }
             }
             match phases.iter().position(|p| matches!(p, Phase::Shifting(_))) {
-                Some(paw) if shift.as_ref().map_or(true, |(p, _)| *p != paw) => {
+                Some(paw) if shift.as_ref().is_none_or(|(p, _)| *p != paw) => {
                     // A shift starting: where the centre of mass stands against the
                     // three paws that will carry it.
                     let e = self.kin.evaluate(&prev, &mut angles.clone());

@@ -6,6 +6,7 @@
 pub mod actions;
 pub mod add;
 pub mod console;
+pub mod files;
 pub mod mwc;
 pub mod remove;
 pub mod settings;

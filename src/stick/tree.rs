@@ -8,6 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use super::actions::{self, Actions};
+use super::files::{self, MAX_FILE_BYTES, MAX_TEXT_BYTES};
 use super::mwc::{self, kind, Block, Decoded as Mwc};
 use crate::mtn;
 use crate::oda::Archive;
@@ -21,9 +22,6 @@ pub const CATALOGUES: [(&str, &str); 3] = [
 
 /// The longest line R-CODE reads from `R-CODE.R`, in bytes.
 pub const MAX_SCRIPT_LINE: usize = 127;
-
-/// Largest user file read whole: Sony's sound archives run to a few MB.
-const MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Where the user files lie, below the stick's root.
 pub mod paths {
@@ -106,26 +104,6 @@ pub struct MotionSummary {
     pub end: Option<String>,
 }
 
-fn read_file(path: &Path) -> Result<Option<Vec<u8>>, StickError> {
-    let fail = |why: String| StickError::File {
-        path: path.display().to_string(),
-        why,
-    };
-    match std::fs::metadata(path) {
-        Err(_) => return Ok(None),
-        Ok(m) if m.len() > MAX_FILE_BYTES => {
-            return Err(fail(format!(
-                "{} bytes, more than a stick's file holds",
-                m.len()
-            )))
-        }
-        Ok(_) => {}
-    }
-    std::fs::read(path)
-        .map(Some)
-        .map_err(|e| fail(e.to_string()))
-}
-
 impl Stick {
     /// Reads the user files of the stick at `root` (or of the tree `root/OPEN-R` is).
     pub fn open(root: &Path) -> Result<Stick, StickError> {
@@ -140,34 +118,34 @@ impl Stick {
         let conf = root.join(paths::CONF);
         let (file, model) = CATALOGUES
             .iter()
-            .find(|(file, _)| conf.join(file).is_file())
+            .find(|(file, _)| std::fs::symlink_metadata(conf.join(file)).is_ok())
             .ok_or_else(|| StickError::NoCatalogue(root.display().to_string()))?;
-        let path = conf.join(file);
-        let bytes = read_file(&path)?.unwrap_or_default();
+        let relative = format!("{}/{file}", paths::CONF);
+        let bytes = files::read(&root, &relative, MAX_FILE_BYTES)?.unwrap_or_default();
         let catalogue = mwc::decode(&bytes).map_err(|e| StickError::File {
-            path: path.display().to_string(),
+            path: root.join(&relative).display().to_string(),
             why: e.to_string(),
         })?;
         let list = |name: &str| -> Result<Option<Actions>, StickError> {
-            let path = root.join(paths::AMS).join(name);
-            match read_file(&path)? {
+            let relative = format!("{}/{name}", paths::AMS);
+            match files::read(&root, &relative, MAX_TEXT_BYTES)? {
                 None => Ok(None),
                 Some(bytes) => actions::decode(&bytes)
                     .map(Some)
                     .map_err(|e| StickError::File {
-                        path: path.display().to_string(),
+                        path: root.join(&relative).display().to_string(),
                         why: e.to_string(),
                     }),
             }
         };
         let archive = |name: &str| -> Result<Option<Archive>, StickError> {
-            let path = root.join(paths::DATA).join(name);
-            match read_file(&path)? {
+            let relative = format!("{}/{name}", paths::DATA);
+            match files::read(&root, &relative, MAX_FILE_BYTES)? {
                 None => Ok(None),
                 Some(bytes) => Archive::decode(&bytes)
                     .map(|d| Some(d.archive))
                     .map_err(|e| StickError::File {
-                        path: path.display().to_string(),
+                        path: root.join(&relative).display().to_string(),
                         why: e.to_string(),
                     }),
             }
@@ -186,7 +164,7 @@ impl Stick {
             motions: archive("MOTION.ODA")?,
             sounds: archive("AUDIO.ODA")?,
             leds: archive("LED.ODA")?,
-            script: read_file(&root.join(paths::AMS).join("R-CODE.R"))?,
+            script: files::read(&root, &format!("{}/R-CODE.R", paths::AMS), MAX_TEXT_BYTES)?,
             root,
         })
     }
@@ -329,10 +307,14 @@ impl Stick {
             }
         }
         // The wireless set-up, where there is one.
-        if let Ok(bytes) = std::fs::read(self.root.join(super::wifi::PATH)) {
-            if let Err(e) = super::wifi::decode(&bytes) {
-                error(format!("WLANCONF.TXT: {e}"));
+        match files::read(&self.root, super::wifi::PATH, MAX_TEXT_BYTES) {
+            Ok(Some(bytes)) => {
+                if let Err(e) = super::wifi::decode(&bytes) {
+                    error(format!("WLANCONF.TXT: {e}"));
+                }
             }
+            Ok(None) => {}
+            Err(e) => error(e.to_string()),
         }
         if !paths::RUNTIME.iter().all(|p| self.root.join(p).is_dir()) {
             found.push(Finding {

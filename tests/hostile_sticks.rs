@@ -1,0 +1,337 @@
+//! Sticks turned against their owner (issue 21): links that would send writes and
+//! backups outside the stick, special files that would hang or exhaust a command, two
+//! commands changing one stick at once, a change that fails half-way, a file the tool
+//! would write but then refuse to read. Each is refused or undone, and says so.
+
+#![cfg(unix)]
+
+mod common;
+
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// A writable copy of Sony's redistributable ERS-210 tree, and a motion built for it.
+fn stick_and_motion() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("stick");
+    common::writable_stick("redist-ers210", &root);
+    let motion = dir.path().join("nw210.mtn");
+    common::build_example("ERS-210", &motion);
+    (dir, root, motion)
+}
+
+fn run_with(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_aibo-motion"));
+    c.args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().unwrap()
+}
+
+/// `stick add ROOT MOTION --name NAME`.
+fn add(root: &Path, motion: &Path, name: &str) -> Output {
+    common::run(&[
+        "stick",
+        "add",
+        root.to_str().unwrap(),
+        motion.to_str().unwrap(),
+        "--name",
+        name,
+    ])
+}
+
+/// Every file below `dir` and its bytes (links and special files by what they are).
+fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let key = path.strip_prefix(dir).unwrap().to_path_buf();
+            if meta.file_type().is_symlink() {
+                out.insert(
+                    key,
+                    std::fs::read_link(&path)
+                        .unwrap()
+                        .into_os_string()
+                        .into_encoded_bytes(),
+                );
+            } else if meta.is_dir() {
+                stack.push(path);
+            } else if meta.is_file() {
+                out.insert(key, std::fs::read(&path).unwrap());
+            } else {
+                out.insert(key, b"(special)".to_vec());
+            }
+        }
+    }
+    out
+}
+
+fn mkfifo(path: &Path) {
+    let made = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(made.success());
+}
+
+/// Runs `args`, killed after `limit`; `None` when it had to be killed (it hung).
+fn within(args: &[&str], limit: Duration) -> Option<Output> {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    None
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_linked_data_folder_gets_no_archive_written_through_it() {
+    let (dir, root, motion) = stick_and_motion();
+    // The archives' folder elsewhere and linked in, as a copied tree may hold it.
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::write(elsewhere.join("notes.txt"), "the owner's").unwrap();
+    std::fs::create_dir_all(root.join("OPEN-R/MW/DATA")).unwrap();
+    symlink(&elsewhere, root.join("OPEN-R/MW/DATA/P")).unwrap();
+    let (outside, inside) = (snapshot(&elsewhere), snapshot(&root));
+    let out = add(&root, &motion, "nod_wave");
+    assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
+    let said = common::stderr(&out);
+    assert!(
+        said.contains("OPEN-R/MW/DATA/P") && said.contains("symbolic link"),
+        "{said}"
+    );
+    assert!(snapshot(&elsewhere) == outside, "written outside the stick");
+    assert!(snapshot(&root) == inside, "the stick changed");
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_linked_wireless_file_leaves_the_owners_file_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("stick");
+    common::writable_stick("redist-ers7", &root);
+    let owners = dir.path().join("thesis.txt");
+    std::fs::write(&owners, "two years of work").unwrap();
+    let wlan = root.join("OPEN-R/SYSTEM/CONF/WLANCONF.TXT");
+    std::fs::create_dir_all(wlan.parent().unwrap()).unwrap();
+    symlink(&owners, &wlan).unwrap();
+    let out = common::run(&[
+        "stick",
+        "wifi",
+        root.to_str().unwrap(),
+        "--essid",
+        "homenet",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
+    assert!(common::stderr(&out).contains("symbolic link"));
+    assert_eq!(
+        std::fs::read_to_string(&owners).unwrap(),
+        "two years of work"
+    );
+    assert!(
+        !root.join("aibo-motion-backup").exists(),
+        "no copy of it kept on the stick"
+    );
+    // check names it too, and does not read through it.
+    let check = common::run(&["stick", "check", root.to_str().unwrap()]);
+    assert_ne!(check.status.code(), Some(0));
+    assert!(
+        common::stdout(&check).contains("symbolic link"),
+        "{}",
+        common::stdout(&check)
+    );
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_linked_backup_folder_sends_no_backup_out() {
+    let (dir, root, motion) = stick_and_motion();
+    let out_there = dir.path().join("out-there");
+    std::fs::create_dir(&out_there).unwrap();
+    symlink(&out_there, root.join("aibo-motion-backup")).unwrap();
+    let before = snapshot(&root);
+    let out = add(&root, &motion, "nod_wave");
+    assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
+    assert!(common::stderr(&out).contains("aibo-motion-backup"));
+    assert_eq!(std::fs::read_dir(&out_there).unwrap().count(), 0);
+    assert!(snapshot(&root) == before, "nothing written");
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn special_files_on_a_stick_are_refused_at_once() {
+    let (_dir, root, motion) = stick_and_motion();
+    let rcode = root.join("OPEN-R/APP/PC/AMS/R-CODE.R");
+    let _ = std::fs::remove_file(&rcode);
+    mkfifo(&rcode);
+    for args in [vec!["check"], vec!["list"]] {
+        let mut all = vec!["stick", args[0], root.to_str().unwrap()];
+        all.extend(&args[1..]);
+        let out = within(&all, Duration::from_secs(20)).expect("a FIFO hangs no command");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(
+            common::stderr(&out).contains("a FIFO"),
+            "{}",
+            common::stderr(&out)
+        );
+    }
+    let out = within(
+        &["stick", "autoplay", root.to_str().unwrap(), "SIT"],
+        Duration::from_secs(20),
+    )
+    .expect("no hang");
+    assert_eq!(out.status.code(), Some(2));
+    // An archive linked to /dev/zero is named, never read until memory fails.
+    std::fs::remove_file(&rcode).unwrap();
+    let oda = root.join("OPEN-R/MW/DATA/P/MOTION.ODA");
+    std::fs::create_dir_all(oda.parent().unwrap()).unwrap();
+    symlink("/dev/zero", &oda).unwrap();
+    let out = within(
+        &[
+            "stick",
+            "add",
+            root.to_str().unwrap(),
+            motion.to_str().unwrap(),
+            "--name",
+            "x",
+        ],
+        Duration::from_secs(20),
+    )
+    .expect("no endless read");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        common::stderr(&out).contains("MOTION.ODA"),
+        "{}",
+        common::stderr(&out)
+    );
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn two_changes_at_once_lose_nothing() {
+    let (_dir, root, motion) = stick_and_motion();
+    let r = root.to_str().unwrap();
+    let m = motion.to_str().unwrap();
+    // The first holds every write a while (debug builds' hook): longer than a second
+    // command waits for the lock.
+    let first = Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
+        .args(["stick", "add", r, m, "--name", "first"])
+        .env("AIBO_MOTION_TEST_PAUSE_WRITE_MS", "2500")
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    let second = add(&root, &motion, "second");
+    let first = first.wait_with_output().unwrap();
+    assert!(first.status.success(), "{}", common::stderr(&first));
+    assert_eq!(
+        second.status.code(),
+        Some(2),
+        "the second must wait, then refuse"
+    );
+    assert!(
+        common::stderr(&second).contains("another command is changing this stick"),
+        "{}",
+        common::stderr(&second)
+    );
+    let listed = common::stdout(&common::run(&["stick", "list", r]));
+    assert!(listed.contains("first"), "{listed}");
+    // Once the first is done, the second goes through and both are there.
+    assert!(add(&root, &motion, "second").status.success());
+    let listed = common::stdout(&common::run(&["stick", "list", r]));
+    assert!(
+        listed.contains("first") && listed.contains("second"),
+        "{listed}"
+    );
+    let check = common::run(&["stick", "check", r]);
+    assert_eq!(check.status.code(), Some(0), "{}", common::stdout(&check));
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_change_that_fails_half_way_is_put_back() {
+    let (_dir, root, motion) = stick_and_motion();
+    let before = snapshot(&root);
+    // The archive and the catalogue are written, then the action list cannot be.
+    let out = run_with(
+        &[
+            "stick",
+            "add",
+            root.to_str().unwrap(),
+            motion.to_str().unwrap(),
+            "--name",
+            "nod_wave",
+        ],
+        &[("AIBO_MOTION_TEST_FAIL_WRITE_OF", "ACTION.CFG")],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let said = common::stderr(&out);
+    assert!(said.contains("put back as they were"), "{said}");
+    let after: std::collections::BTreeMap<_, _> = snapshot(&root)
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with("aibo-motion-backup"))
+        .collect();
+    assert!(after == before, "the stick is as it was");
+    let check = common::run(&["stick", "check", root.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}", common::stdout(&check));
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_file_too_large_to_read_back_is_never_written() {
+    let (dir, root, _motion) = stick_and_motion();
+    // A valid 8 kHz 8-bit mono sound of 70 MB: more than a stick's archive may hold.
+    let sound = dir.path().join("long.wav");
+    let samples = 70 * 1024 * 1024;
+    let mut wav = Vec::with_capacity(samples + 44);
+    wav.extend_from_slice(b"RIFF");
+    wav.extend_from_slice(&((samples + 36) as u32).to_le_bytes());
+    wav.extend_from_slice(b"WAVEfmt ");
+    wav.extend_from_slice(&16u32.to_le_bytes());
+    wav.extend_from_slice(&1u16.to_le_bytes()); // PCM
+    wav.extend_from_slice(&1u16.to_le_bytes()); // mono
+    wav.extend_from_slice(&8000u32.to_le_bytes());
+    wav.extend_from_slice(&8000u32.to_le_bytes());
+    wav.extend_from_slice(&1u16.to_le_bytes());
+    wav.extend_from_slice(&8u16.to_le_bytes());
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&(samples as u32).to_le_bytes());
+    wav.resize(samples + 44, 128);
+    std::fs::write(&sound, &wav).unwrap();
+    drop(wav);
+    let before = snapshot(&root);
+    let out = common::run(&[
+        "stick",
+        "add",
+        root.to_str().unwrap(),
+        "--sound",
+        sound.to_str().unwrap(),
+        "--name",
+        "long",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
+    assert!(
+        common::stderr(&out).contains("AUDIO.ODA"),
+        "{}",
+        common::stderr(&out)
+    );
+    assert!(snapshot(&root) == before);
+    // The stick still opens for every command.
+    let check = common::run(&["stick", "check", root.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}", common::stdout(&check));
+}
