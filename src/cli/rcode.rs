@@ -69,30 +69,47 @@ pub fn play(host: &str, name: &str, timeout: Duration) -> Result<Outcome> {
             });
         }
     }
-    let print = &mut |line: &str| eprintln!("robot: {}", shown(line));
+    // The robot's lines print as they come; only its error lines are kept, and few.
+    let failures = std::cell::RefCell::new(Vec::<String>::new());
+    let first_failure = || failures.borrow().first().cloned();
+    let mut heard = |line: &str| {
+        eprintln!("robot: {}", shown(line));
+        let mut kept = failures.borrow_mut();
+        if is_error(line) && kept.len() < MAX_FAILURES {
+            kept.push(line.to_string());
+        }
+    };
+    // A prompt sent after the banner must not pass for the answer to PLAY or WAIT.
+    console.drain(DRAIN_QUIET, DRAIN_MOST, &mut heard)?;
     console.send(&format!("PLAY:ACTION:{name}"))?;
-    let answer = console.until_ready(
+    console.until_ready(
         Duration::from_secs(10),
         "the play command taken",
         &|| false,
-        print,
+        &mut heard,
     )?;
-    if let Some(refusal) = answer.iter().find(|l| is_error(l)) {
+    if let Some(refusal) = first_failure() {
         anyhow::bail!(
             "{} did not take PLAY:ACTION:{name}: {}",
             console.address(),
-            shown(refusal)
+            shown(&refusal)
+        );
+    }
+    console.drain(DRAIN_QUIET, DRAIN_MOST, &mut heard)?;
+    if let Some(refusal) = first_failure() {
+        anyhow::bail!(
+            "{} did not play {name}: {}",
+            console.address(),
+            shown(&refusal)
         );
     }
     console.send("WAIT")?;
-    let mut failures = Vec::new();
     // Wait for the action to end; each Ctrl-C meanwhile sends STOP, then QUIT.
     let mut sent = 0;
     loop {
         let seen = sent;
         let pressed = || presses.load(Ordering::Relaxed) > seen;
-        let answer = console.until_ready(timeout, "the action to end", &pressed, print)?;
-        failures.extend(answer.into_iter().filter(|l| is_error(l)));
+        console.until_ready(timeout, "the action to end", &pressed, &mut heard)?;
         let now = presses.load(Ordering::Relaxed);
         if now == sent {
             break;
@@ -112,10 +129,10 @@ pub fn play(host: &str, name: &str, timeout: Duration) -> Result<Outcome> {
     if sent > 0 {
         return Ok(Outcome::Interrupted);
     }
-    if let Some(failure) = failures.first() {
+    if let Some(failure) = first_failure() {
         eprintln!(
             "aibo-motion: the action ended, but the robot reported: {}",
-            shown(failure)
+            shown(&failure)
         );
         return Ok(Outcome::Finding);
     }
@@ -125,6 +142,14 @@ pub fn play(host: &str, name: &str, timeout: Duration) -> Result<Outcome> {
     );
     Ok(Outcome::Success)
 }
+
+/// Error lines kept from the robot while an action plays (the first is reported).
+const MAX_FAILURES: usize = 16;
+
+/// Before PLAY and WAIT, what the robot sent unasked is read until it is quiet this long
+/// (at most `DRAIN_MOST`).
+const DRAIN_QUIET: Duration = Duration::from_millis(300);
+const DRAIN_MOST: Duration = Duration::from_secs(2);
 
 /// A line in which the robot reports a failure. How a real R-CODE words one is unverified;
 /// the simulated robot starts it with `ERROR:`.

@@ -23,6 +23,12 @@ pub const MAX_LINE: usize = 127;
 /// Longest line kept from the robot; a longer one is cut (no robot sends such).
 const MAX_REPLY_LINE: usize = 4096;
 
+/// Most banner lines kept; a console that talks on is still read, not stored.
+const MAX_BANNER_LINES: usize = 64;
+
+/// The longest a read waits before the deadline and the stop are looked at again.
+const POLL: Duration = Duration::from_millis(100);
+
 /// What can go wrong on the console.
 #[derive(Debug, thiserror::Error)]
 pub enum ConsoleError {
@@ -50,6 +56,18 @@ pub struct Console {
     address: String,
     writer: TcpStream,
     reader: BufReader<TcpStream>,
+    /// The line coming in, at most [`MAX_REPLY_LINE`] bytes.
+    partial: Vec<u8>,
+}
+
+/// What one read brought.
+enum Heard {
+    /// Nothing whole yet.
+    Nothing,
+    /// A whole line (or one cut at [`MAX_REPLY_LINE`]).
+    Line(String),
+    /// `<READY>`.
+    Ready,
 }
 
 /// `HOST` or `HOST:PORT` with R-CODE's port as the default.
@@ -97,9 +115,14 @@ impl Console {
             address: address.clone(),
             writer: stream,
             reader: BufReader::new(reader),
+            partial: Vec::new(),
         };
-        let banner =
-            console.until_ready(timeout, "the console's banner", &|| false, &mut |_| {})?;
+        let mut banner = Vec::new();
+        console.until_ready(timeout, "the console's banner", &|| false, &mut |line| {
+            if banner.len() < MAX_BANNER_LINES {
+                banner.push(line.to_string());
+            }
+        })?;
         Ok((console, banner))
     }
 
@@ -133,18 +156,18 @@ impl Console {
         Ok(true)
     }
 
-    /// The robot's lines up to its next `<READY>`, each also handed to `each` as it
-    /// comes. Gives up after `timeout`; returns early (with what came) once `stop` says so.
+    /// The robot's lines up to its next `<READY>`, each handed to `each` as it comes (and
+    /// not kept: a console that talks on costs no memory). Gives up after `timeout`;
+    /// returns early once `stop` says so. Both are looked at after every read, so a peer
+    /// that trickles bytes holds neither up.
     pub fn until_ready(
         &mut self,
         timeout: Duration,
         waiting_for: &'static str,
         stop: &dyn Fn() -> bool,
         each: &mut dyn FnMut(&str),
-    ) -> Result<Vec<String>, ConsoleError> {
+    ) -> Result<(), ConsoleError> {
         let end = Instant::now() + timeout;
-        let mut lines = Vec::new();
-        let mut raw = Vec::new();
         loop {
             let left = end.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -155,42 +178,84 @@ impl Console {
                 });
             }
             if stop() {
-                return Ok(lines);
+                return Ok(());
             }
-            // Short reads, so that a stop is seen at once.
-            let _ = self
-                .reader
-                .get_ref()
-                .set_read_timeout(Some(left.min(Duration::from_millis(100))));
-            match self.reader.read_until(b'\n', &mut raw) {
-                Ok(0) => return Err(ConsoleError::Closed(self.address.clone())),
-                Ok(_) => {}
-                // A read that timed out: look at what has come so far.
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) => {}
-                Err(_) => return Err(ConsoleError::Closed(self.address.clone())),
-            }
-            let whole = raw.ends_with(b"\n") || raw.len() > MAX_REPLY_LINE;
-            let text: String = raw.iter().map(|&b| char::from(b)).collect();
-            let line = text.trim_end();
-            // A prompt needs no line break: `<READY>` or a log-in prompt counts as it comes.
-            if line == READY {
-                raw.clear();
-                return Ok(lines);
-            }
-            let lower = line.to_ascii_lowercase();
-            if lower.contains("login") || lower.contains("password") {
-                return Err(ConsoleError::LogIn(self.address.clone()));
-            }
-            if whole {
-                each(line);
-                lines.push(line.to_string());
-                raw.clear();
+            match self.hear(left.min(POLL))? {
+                Heard::Nothing => {}
+                Heard::Line(line) => each(&line),
+                Heard::Ready => return Ok(()),
             }
         }
+    }
+
+    /// Reads what is pending for `quiet` (or until `most` has passed), each line handed to
+    /// `each` and every `<READY>` dropped: prompts nobody asked for must not answer the
+    /// next command.
+    pub fn drain(
+        &mut self,
+        quiet: Duration,
+        most: Duration,
+        each: &mut dyn FnMut(&str),
+    ) -> Result<(), ConsoleError> {
+        let end = Instant::now() + most;
+        let mut heard_at = Instant::now();
+        while Instant::now() < end && heard_at.elapsed() < quiet {
+            match self.hear(quiet.min(POLL))? {
+                Heard::Nothing => {}
+                Heard::Line(line) => {
+                    each(&line);
+                    heard_at = Instant::now();
+                }
+                Heard::Ready => heard_at = Instant::now(),
+            }
+        }
+        Ok(())
+    }
+
+    /// One read (waiting at most `wait`), and the line or prompt it completes.
+    fn hear(&mut self, wait: Duration) -> Result<Heard, ConsoleError> {
+        let _ = self.reader.get_ref().set_read_timeout(Some(wait));
+        let came = match self.reader.fill_buf() {
+            Ok([]) => return Err(ConsoleError::Closed(self.address.clone())),
+            Ok(bytes) => bytes,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock
+                        | std::io::ErrorKind::TimedOut
+                        | std::io::ErrorKind::Interrupted
+                ) =>
+            {
+                &[]
+            }
+            Err(_) => return Err(ConsoleError::Closed(self.address.clone())),
+        };
+        // Up to the first line end; what is past the cap of a long line is dropped.
+        let (used, ended) = match came.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (came.len(), false),
+        };
+        let room = MAX_REPLY_LINE - self.partial.len();
+        self.partial.extend_from_slice(&came[..used.min(room)]);
+        self.reader.consume(used);
+        let whole = ended || self.partial.len() >= MAX_REPLY_LINE;
+        let text: String = self.partial.iter().map(|&b| char::from(b)).collect();
+        let line = text.trim_end();
+        // A prompt needs no line break: `<READY>` or a log-in prompt counts as it comes.
+        if line == READY {
+            self.partial.clear();
+            return Ok(Heard::Ready);
+        }
+        let lower = line.to_ascii_lowercase();
+        if lower.contains("login") || lower.contains("password") {
+            return Err(ConsoleError::LogIn(self.address.clone()));
+        }
+        if !whole {
+            return Ok(Heard::Nothing);
+        }
+        let line = line.to_string();
+        self.partial.clear();
+        Ok(Heard::Line(line))
     }
 }
 
