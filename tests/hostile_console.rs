@@ -118,7 +118,7 @@ fn a_trickling_peer_holds_neither_the_deadline_nor_ctrl_c() {
             std::thread::sleep(Duration::from_millis(50));
         }
     });
-    let mut child = Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
+    let child = Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
         .args(["play", "--rcode", &address, "dance"])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
