@@ -335,3 +335,37 @@ fn a_file_too_large_to_read_back_is_never_written() {
     let check = common::run(&["stick", "check", root.to_str().unwrap()]);
     assert_eq!(check.status.code(), Some(0), "{}", common::stdout(&check));
 }
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn removing_a_name_for_sonys_action_keeps_sonys_block() {
+    let (_dir, root, _motion) = stick_and_motion();
+    let list = root.join("OPEN-R/APP/PC/AMS/ACTION.CFG");
+    std::fs::write(&list, "[ERS-210(E)]\r\nmysit 270 0 mysit\r\n").unwrap();
+    let mwc = root.join("OPEN-R/MW/CONF/ERS-210.MWC");
+    let catalogue = std::fs::read(&mwc).unwrap();
+    let out = common::run(&["stick", "remove", root.to_str().unwrap(), "mysit"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert_eq!(
+        std::fs::read(&mwc).unwrap(),
+        catalogue,
+        "Sony's SIT block 270 stays"
+    );
+    assert!(!std::fs::read_to_string(&list).unwrap().contains("mysit"));
+    let check = common::run(&["stick", "check", root.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}", common::stdout(&check));
+    // A catalogue that lost a block Sony's list plays is named by check.
+    let damaged = {
+        let mut decoded = aibo_motion::stick::mwc::decode(&catalogue).unwrap();
+        decoded.catalogue.blocks.retain(|b| b.id != 270);
+        aibo_motion::stick::mwc::encode(&decoded.catalogue, &decoded.packing).unwrap()
+    };
+    std::fs::write(&mwc, damaged).unwrap();
+    let check = common::run(&["stick", "check", root.to_str().unwrap()]);
+    assert_ne!(check.status.code(), Some(0));
+    assert!(
+        common::stdout(&check).contains("Sony's action SIT plays MWCID 270"),
+        "{}",
+        common::stdout(&check)
+    );
+}

@@ -1,5 +1,6 @@
-//! Removing a user action: its `ACTION.CFG` line, its MWC block, and the archive entries
-//! it played that no other action plays. Written in the order [`Changes::files`] gives
+//! Removing a user action: its `ACTION.CFG` line, its MWC block (an owner's block that no
+//! other name plays; never one of Sony's), and the archive entries it played that no
+//! other action plays. Written in the order [`Changes::files`] gives
 //! (the action list, then the catalogue, then the archives: the reverse of adding), a
 //! stick pulled between two files still holds a consistent set.
 
@@ -34,11 +35,13 @@ impl Stick {
             .retain(|l| !matches!(l, Line::Action(a) if a.name == action.name));
         files.push((format!("{}/ACTION.CFG", paths::AMS), rest.encode()));
 
+        // Only an owner's block goes, and only when no other name plays it: a name for
+        // one of Sony's actions (`mysit 270 0 mysit`) leaves Sony's block alone.
         let mut catalogue = self.catalogue.catalogue.clone();
-        let removed = catalogue
-            .blocks
-            .iter()
-            .position(|b| b.id == action.mwcid)
+        let shared = rest.actions().any(|a| a.mwcid == action.mwcid);
+        let removed = (action.mwcid >= mwc::FIRST_USER_MWCID && !shared)
+            .then(|| catalogue.blocks.iter().position(|b| b.id == action.mwcid))
+            .flatten()
             .map(|i| catalogue.blocks.remove(i));
         let mwc = mwc::encode(&catalogue, &self.catalogue.packing)
             .map_err(|e| RemoveError::Write(e.to_string()))?;

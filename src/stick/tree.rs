@@ -293,6 +293,19 @@ impl Stick {
                 seen.push((&a.name, a.mwcid));
             }
         }
+        // Sony's own actions still have their blocks (a tool that removed one broke them).
+        // Negative numbers are R-CODE's built-in commands, not blocks.
+        for (file, list) in &self.reserved {
+            for a in list.actions().filter(|a| a.mwcid > 0) {
+                if self.catalogue.catalogue.block(a.mwcid).is_none() {
+                    error(format!(
+                        "{file} line {}: Sony's action {} plays MWCID {}, which the catalogue \
+                         no longer holds",
+                        a.line, a.name, a.mwcid
+                    ));
+                }
+            }
+        }
         // The boot script's lines fit R-CODE's buffer.
         if let Some(script) = &self.script {
             for (i, line) in script.split(|&b| b == b'\n').enumerate() {
