@@ -227,7 +227,7 @@ fn keep_balance(
     let neutral = retarget::neutral_pose(profile, &options.retarget);
     let stage = Stage::new(profile, grid.frame_ms, &neutral)?;
     let (mut plan, grid) = planned(&stage, tracks, profile, grid);
-    let (grid, padding) = (&grid, plan.padding);
+    let grid = &grid;
     let rows = grid.rows.len();
     let mut margins = vec![margin; rows];
     let mut repairs = 0;
@@ -244,10 +244,6 @@ fn keep_balance(
             proof.physics.summary()
         );
         if windows.is_empty() || repairs == REPAIRS {
-            // The performance plays after the lead, and the tail belongs to the way out.
-            let row_ms = u64::from(grid.frame_ms);
-            keyed.source_start_ms += padding.lead as u64 * row_ms;
-            keyed.ramp_out_ms += padding.tail as u64 * row_ms;
             let kept = Kept {
                 margin_mm: margin,
                 plan: balanced.plan,
@@ -260,6 +256,10 @@ fn keep_balance(
                 physics: proof.physics,
                 repairs,
             };
+            // The performance plays after the lead, and the tail belongs to the way out.
+            let (lead_ms, tail_ms) = kept.padding_ms();
+            keyed.source_start_ms += lead_ms;
+            keyed.ramp_out_ms += tail_ms;
             return Ok((keyed, kept));
         }
         // Back to the stage, around each fall: first a wider margin, then every paw

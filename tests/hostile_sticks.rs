@@ -43,35 +43,6 @@ fn add(root: &Path, motion: &Path, name: &str) -> Output {
     ])
 }
 
-/// Every file below `dir` and its bytes (links and special files by what they are).
-fn snapshot(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            let meta = std::fs::symlink_metadata(&path).unwrap();
-            let key = path.strip_prefix(dir).unwrap().to_path_buf();
-            if meta.file_type().is_symlink() {
-                out.insert(
-                    key,
-                    std::fs::read_link(&path)
-                        .unwrap()
-                        .into_os_string()
-                        .into_encoded_bytes(),
-                );
-            } else if meta.is_dir() {
-                stack.push(path);
-            } else if meta.is_file() {
-                out.insert(key, std::fs::read(&path).unwrap());
-            } else {
-                out.insert(key, b"(special)".to_vec());
-            }
-        }
-    }
-    out
-}
-
 fn mkfifo(path: &Path) {
     let made = Command::new("mkfifo").arg(path).status().unwrap();
     assert!(made.success());
@@ -107,7 +78,7 @@ fn a_linked_data_folder_gets_no_archive_written_through_it() {
     std::fs::write(elsewhere.join("notes.txt"), "the owner's").unwrap();
     std::fs::create_dir_all(root.join("OPEN-R/MW/DATA")).unwrap();
     symlink(&elsewhere, root.join("OPEN-R/MW/DATA/P")).unwrap();
-    let (outside, inside) = (snapshot(&elsewhere), snapshot(&root));
+    let (outside, inside) = (common::tree_bytes(&elsewhere), common::tree_bytes(&root));
     let out = add(&root, &motion, "nod_wave");
     assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
     let said = common::stderr(&out);
@@ -115,8 +86,11 @@ fn a_linked_data_folder_gets_no_archive_written_through_it() {
         said.contains("OPEN-R/MW/DATA/P") && said.contains("symbolic link"),
         "{said}"
     );
-    assert!(snapshot(&elsewhere) == outside, "written outside the stick");
-    assert!(snapshot(&root) == inside, "the stick changed");
+    assert!(
+        common::tree_bytes(&elsewhere) == outside,
+        "written outside the stick"
+    );
+    assert!(common::tree_bytes(&root) == inside, "the stick changed");
 }
 
 #[test]
@@ -164,12 +138,12 @@ fn a_linked_backup_folder_sends_no_backup_out() {
     let out_there = dir.path().join("out-there");
     std::fs::create_dir(&out_there).unwrap();
     symlink(&out_there, root.join("aibo-motion-backup")).unwrap();
-    let before = snapshot(&root);
+    let before = common::tree_bytes(&root);
     let out = add(&root, &motion, "nod_wave");
     assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
     assert!(common::stderr(&out).contains("aibo-motion-backup"));
     assert_eq!(std::fs::read_dir(&out_there).unwrap().count(), 0);
-    assert!(snapshot(&root) == before, "nothing written");
+    assert!(common::tree_bytes(&root) == before, "nothing written");
 }
 
 #[test]
@@ -266,7 +240,7 @@ fn two_changes_at_once_lose_nothing() {
 #[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
 fn a_change_that_fails_half_way_is_put_back() {
     let (_dir, root, motion) = stick_and_motion();
-    let before = snapshot(&root);
+    let before = common::stick_files(&root);
     // The archive and the catalogue are written, then the action list cannot be.
     let out = run_with(
         &[
@@ -282,11 +256,10 @@ fn a_change_that_fails_half_way_is_put_back() {
     assert_eq!(out.status.code(), Some(2));
     let said = common::stderr(&out);
     assert!(said.contains("put back as they were"), "{said}");
-    let after: std::collections::BTreeMap<_, _> = snapshot(&root)
-        .into_iter()
-        .filter(|(p, _)| !p.starts_with("aibo-motion-backup"))
-        .collect();
-    assert!(after == before, "the stick is as it was");
+    assert!(
+        common::stick_files(&root) == before,
+        "the stick is as it was"
+    );
     let check = common::run(&["stick", "check", root.to_str().unwrap()]);
     assert_eq!(check.status.code(), Some(0), "{}", common::stdout(&check));
 }
@@ -314,7 +287,7 @@ fn a_file_too_large_to_read_back_is_never_written() {
     wav.resize(samples + 44, 128);
     std::fs::write(&sound, &wav).unwrap();
     drop(wav);
-    let before = snapshot(&root);
+    let before = common::tree_bytes(&root);
     let out = common::run(&[
         "stick",
         "add",
@@ -330,7 +303,7 @@ fn a_file_too_large_to_read_back_is_never_written() {
         "{}",
         common::stderr(&out)
     );
-    assert!(snapshot(&root) == before);
+    assert!(common::tree_bytes(&root) == before);
     // The stick still opens for every command.
     let check = common::run(&["stick", "check", root.to_str().unwrap()]);
     assert_eq!(check.status.code(), Some(0), "{}", common::stdout(&check));

@@ -259,34 +259,11 @@ fn add_nod_wave(root: &Path, motion: &Path) -> std::process::Command {
     c
 }
 
-/// Every file below `dir` with its bytes, by path below `dir` (backups left out).
-fn files_of(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = std::collections::BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.ends_with("aibo-motion-backup") {
-                continue;
-            }
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                out.insert(
-                    path.strip_prefix(dir).unwrap().to_path_buf(),
-                    std::fs::read(&path).unwrap(),
-                );
-            }
-        }
-    }
-    out
-}
-
 #[test]
 #[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
 fn a_built_motion_goes_on_a_stick_and_the_stick_checks_clean() {
     let (dir, root, motion) = example_and_stick();
-    let before = files_of(&root);
+    let before = common::stick_files(&root);
     let add = |args: &[&str]| {
         let mut all = vec!["stick", "add", root.to_str().unwrap()];
         all.extend(args);
@@ -316,7 +293,7 @@ fn a_built_motion_goes_on_a_stick_and_the_stick_checks_clean() {
     }
     // Refused, with nothing written: the same name again, Sony's own name, a motion
     // for another model, a sound R-CODE on the ERS-210 cannot play.
-    let after = files_of(&root);
+    let after = common::stick_files(&root);
     let seven = dir.path().join("seven.mtn");
     let mut m = aibo_motion::mtn::decode(&std::fs::read(&motion).unwrap())
         .unwrap()
@@ -365,7 +342,10 @@ fn a_built_motion_goes_on_a_stick_and_the_stick_checks_clean() {
             "{args:?}: {}",
             common::stderr(&out)
         );
-        assert!(files_of(&root) == after, "{args:?} wrote nothing");
+        assert!(
+            common::stick_files(&root) == after,
+            "{args:?} wrote nothing"
+        );
     }
     // Converted, the sound goes on as the ERS-210 plays it; the owner's file is untouched.
     let out = add(&[
@@ -400,7 +380,7 @@ fn a_built_motion_goes_on_a_stick_and_the_stick_checks_clean() {
 fn a_stick_pulled_mid_way_holds_every_file_whole_and_checks_clean() {
     // The files after a complete addition, to compare the interrupted ones with.
     let (_done_dir, done, motion) = example_and_stick();
-    let old = files_of(&done);
+    let old = common::stick_files(&done);
     let out = common::run(&[
         "stick",
         "add",
@@ -410,7 +390,7 @@ fn a_stick_pulled_mid_way_holds_every_file_whole_and_checks_clean() {
         "nod_wave",
     ]);
     assert!(out.status.success(), "{}", common::stderr(&out));
-    let new = files_of(&done);
+    let new = common::stick_files(&done);
     // Each write is held 150 ms before its rename (a debug-build hook), and the command
     // is killed at points from its start through all three writes.
     for kill_at_ms in [30, 120, 200, 280, 350, 430, 520, 700] {
@@ -423,7 +403,7 @@ fn a_stick_pulled_mid_way_holds_every_file_whole_and_checks_clean() {
         std::thread::sleep(std::time::Duration::from_millis(kill_at_ms));
         let _ = child.kill();
         let _ = child.wait();
-        let now = files_of(&root);
+        let now = common::stick_files(&root);
         for (path, bytes) in &now {
             let name = path.file_name().unwrap().to_string_lossy();
             assert!(
@@ -524,7 +504,7 @@ fn removing_an_action_keeps_what_others_play_and_autoplay_writes_the_boot_script
 #[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
 fn a_stick_without_room_is_refused_before_anything_is_written() {
     let (_dir, root, motion) = example_and_stick();
-    let before = files_of(&root);
+    let before = common::stick_files(&root);
     let add = |free: &str| {
         add_nod_wave(&root, &motion)
             .env("AIBO_MOTION_TEST_FREE_BYTES", free)
@@ -539,7 +519,7 @@ fn a_stick_without_room_is_refused_before_anything_is_written() {
         err.contains("has 292 kB free and this change needs"),
         "{err}"
     );
-    assert!(files_of(&root) == before, "nothing written");
+    assert!(common::stick_files(&root) == before, "nothing written");
     assert!(!root.join("aibo-motion-backup").exists());
     let out = add("8000000");
     assert!(
@@ -614,7 +594,7 @@ fn the_wireless_set_up_is_written_as_open_r_reads_it_and_checked() {
         std::fs::read(&settings).unwrap(),
         b"// R-CODE settings\r\nV 1\r\nW 1 // wireless\r\nP 2\r\n"
     );
-    let backed_up: Vec<_> = files_of(&root.join("aibo-motion-backup"))
+    let backed_up: Vec<_> = common::tree_bytes(&root.join("aibo-motion-backup"))
         .into_iter()
         .filter(|(p, _)| p.ends_with("SYSTEM.CFG"))
         .collect();
@@ -649,7 +629,7 @@ fn nothing_is_written_below_dev() {
         dir.path(),
     );
     make_writable(dir.path());
-    let before = files_of(dir.path());
+    let before = common::stick_files(dir.path());
     for args in [vec!["autoplay", "SIT"], vec!["wifi", "--essid", "homenet"]] {
         let mut all = vec!["stick", args[0], dir.path().to_str().unwrap()];
         all.extend(&args[1..]);
@@ -661,5 +641,5 @@ fn nothing_is_written_below_dev() {
             common::stderr(&out)
         );
     }
-    assert!(files_of(dir.path()) == before);
+    assert!(common::stick_files(dir.path()) == before);
 }

@@ -88,17 +88,11 @@ pub fn play(host: &str, name: &str, timeout: Duration) -> Result<Outcome> {
         &|| false,
         &mut heard,
     )?;
-    if let Some(refusal) = first_failure() {
-        anyhow::bail!(
-            "{} did not take PLAY:ACTION:{name}: {}",
-            console.address(),
-            shown(&refusal)
-        );
-    }
+    // What else it says about the PLAY comes before the WAIT.
     console.drain(DRAIN_QUIET, DRAIN_MOST, &mut heard)?;
     if let Some(refusal) = first_failure() {
         anyhow::bail!(
-            "{} did not play {name}: {}",
+            "{} did not take PLAY:ACTION:{name}: {}",
             console.address(),
             shown(&refusal)
         );

@@ -189,7 +189,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             force,
         ),
         Action::Remove { stick, name, force } => {
-            let (_lock, open) = open_to_change(&stick)?;
+            let (_lock, open) = Stick::open_to_change(&stick)?;
             let changes = open.remove(&name)?;
             let backup = write_changes(&open, &changes.files, force)?;
             eprintln!(
@@ -236,7 +236,7 @@ pub fn run(args: Args) -> Result<Outcome> {
                 address,
             };
             set_up.validate()?;
-            let (_lock, open) = open_to_change(&stick)?;
+            let (_lock, open) = Stick::open_to_change(&stick)?;
             let mut files = vec![(wifi::PATH.to_string(), set_up.encode().into_bytes())];
             if no_auth {
                 if open.model != "ERS-7" {
@@ -435,7 +435,7 @@ fn add(
     led: Option<&Path>,
     force: bool,
 ) -> Result<Outcome> {
-    let (_lock, stick) = open_to_change(root)?;
+    let (_lock, stick) = Stick::open_to_change(root)?;
     let motion_bytes = motion.map(fsio::read_input).transpose()?;
     if let (Some(path), Some(bytes)) = (motion, &motion_bytes) {
         let m = aibo_motion::mtn::decode(bytes)
@@ -506,14 +506,6 @@ fn add(
         kept_in(&backup)
     );
     Ok(Outcome::Success)
-}
-
-/// The stick, read under its lock: a second command that would change it waits, then
-/// refuses, so that two changes never lose one another.
-fn open_to_change(root: &Path) -> Result<(files::Lock, Stick)> {
-    let found = Stick::open(root)?;
-    let lock = files::lock(&found.root)?;
-    Ok((lock, Stick::open(&found.root)?))
 }
 
 /// `; the files replaced are kept in …`, where any were.
@@ -682,7 +674,7 @@ fn undo(stick: &Stick, backup: &str, written: &[(&str, bool)]) -> String {
 
 /// An R-CODE.R that plays `names` in turn at boot.
 fn autoplay(root: &Path, names: &[String], force: bool) -> Result<Outcome> {
-    let (_lock, stick) = open_to_change(root)?;
+    let (_lock, stick) = Stick::open_to_change(root)?;
     for name in names {
         let known = stick
             .actions

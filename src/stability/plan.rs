@@ -328,17 +328,18 @@ pub fn plan(
     row_s: f64,
     landing_rows: &dyn Fn(usize, usize) -> usize,
 ) -> Plan {
-    let (unpadded, padding) = padded_plan(tracks, profile, rows, row_s, landing_rows, None);
-    match padding == Padding::default() {
-        true => unpadded,
-        false => padded_plan(tracks, profile, rows, row_s, landing_rows, Some(padding)).0,
+    let (unpadded, wanted) = padded_plan(tracks, profile, rows, row_s, landing_rows, None);
+    if wanted == Padding::default() {
+        unpadded
+    } else {
+        padded_plan(tracks, profile, rows, row_s, landing_rows, Some(wanted)).0
     }
 }
 
-/// The contact plan with `padding` around the performance's rows, and (made without
-/// any) the padding it wants: a lead where a gesture starts too early for its weight
-/// shift, a tail where a lift would outlast the performance. In the lead no limb
-/// gestures.
+/// The contact plan with `padding` around the performance's rows, and the padding it
+/// wants (meaningful when made without any): a lead where a gesture starts too early for
+/// its weight shift, a tail where a lift would outlast the performance. In the lead no
+/// limb gestures.
 fn padded_plan(
     tracks: &Tracks,
     profile: &Profile,
@@ -347,7 +348,6 @@ fn padded_plan(
     landing_rows: &dyn Fn(usize, usize) -> usize,
     padding: Option<Padding>,
 ) -> (Plan, Padding) {
-    let padding_given = padding.is_some();
     let padding = padding.unwrap_or_default();
     let rows = padding.lead + performed + padding.tail;
     let mut plan = Plan::standing(rows, row_s);
@@ -392,9 +392,12 @@ fn padded_plan(
         } else {
             (FOOT_LIFTED, FOOT_DOWN)
         };
-        let at = |row: usize| match row < padding.lead || row >= performance_end {
-            true => f64::NEG_INFINITY,
-            false => signal.get(frame_of(row)).copied().unwrap_or(-1.0),
+        let at = |row: usize| {
+            if row < padding.lead || row >= performance_end {
+                f64::NEG_INFINITY
+            } else {
+                signal.get(frame_of(row)).copied().unwrap_or(-1.0)
+            }
         };
         let mut up = false;
         let mut start = 0;
@@ -437,9 +440,11 @@ fn padded_plan(
             }
             if up {
                 let before = row.checked_sub(1).map_or(v, at);
-                let speed = match before.is_finite() {
-                    true => (v - before).abs() / row_s,
-                    false => 0.0, // the first row after the lead
+                // No speed on the first row after the lead.
+                let speed = if before.is_finite() {
+                    (v - before).abs() / row_s
+                } else {
+                    0.0
                 };
                 score += (v - lower) + LIVELINESS * speed;
             }
@@ -478,10 +483,7 @@ fn padded_plan(
     }
     chosen.sort_by_key(|l| l.start);
     plan.lifts = chosen;
-    match padding_given {
-        true => (plan, Padding::default()),
-        false => (plan, wanted),
-    }
+    (plan, wanted)
 }
 
 #[cfg(test)]

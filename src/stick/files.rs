@@ -47,9 +47,7 @@ fn what_it_is(meta: &std::fs::Metadata) -> &'static str {
             return "a socket";
         }
     }
-    if kind.is_symlink() {
-        "a symbolic link"
-    } else if kind.is_dir() {
+    if kind.is_dir() {
         "a folder"
     } else {
         "not a regular file"

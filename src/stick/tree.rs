@@ -107,14 +107,18 @@ pub struct MotionSummary {
 impl Stick {
     /// Reads the user files of the stick at `root` (or of the tree `root/OPEN-R` is).
     pub fn open(root: &Path) -> Result<Stick, StickError> {
-        let root = if root.ends_with("OPEN-R") {
-            root.parent().unwrap_or(root).to_path_buf()
-        } else {
-            root.to_path_buf()
-        };
-        if !root.join("OPEN-R").is_dir() {
-            return Err(StickError::NoTree(root.display().to_string()));
-        }
+        Stick::read(tree_root(root)?)
+    }
+
+    /// The stick at `root`, read under its lock ([`files::lock`]): a second command that
+    /// would change it waits, then refuses, so that two changes never lose one another.
+    pub fn open_to_change(root: &Path) -> Result<(files::Lock, Stick), StickError> {
+        let root = tree_root(root)?;
+        let lock = files::lock(&root)?;
+        Ok((lock, Stick::read(root)?))
+    }
+
+    fn read(root: PathBuf) -> Result<Stick, StickError> {
         let conf = root.join(paths::CONF);
         let (file, model) = CATALOGUES
             .iter()
@@ -356,6 +360,20 @@ impl Stick {
             .iter()
             .filter(|b| b.id >= mwc::FIRST_USER_MWCID)
     }
+}
+
+/// The stick's root for a path naming it (the folder itself, or the one holding `OPEN-R`
+/// where the path names that), which must hold an `OPEN-R` folder.
+fn tree_root(path: &Path) -> Result<PathBuf, StickError> {
+    let root = if path.ends_with("OPEN-R") {
+        path.parent().unwrap_or(path)
+    } else {
+        path
+    };
+    if !root.join("OPEN-R").is_dir() {
+        return Err(StickError::NoTree(root.display().to_string()));
+    }
+    Ok(root.to_path_buf())
 }
 
 /// The start and end postures a motion's name carries (`a_stand#sit_bow` → stand, sit).

@@ -251,6 +251,38 @@ pub fn played_on_the_physics_server(file: &Path, model: &str) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Every entry below `dir` by its path below `dir`: a file's bytes, a link's target,
+/// `(special)` for a FIFO, device or socket.
+pub fn tree_bytes(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = std::collections::BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let key = path.strip_prefix(dir).unwrap().to_path_buf();
+            if meta.file_type().is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                out.insert(key, target.into_os_string().into_encoded_bytes());
+            } else if meta.is_dir() {
+                stack.push(path);
+            } else if meta.is_file() {
+                out.insert(key, std::fs::read(&path).unwrap());
+            } else {
+                out.insert(key, b"(special)".to_vec());
+            }
+        }
+    }
+    out
+}
+
+/// A stick's entries as [`tree_bytes`] gives them, the tool's backups left out.
+pub fn stick_files(root: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = tree_bytes(root);
+    files.retain(|path, _| !path.starts_with("aibo-motion-backup"));
+    files
+}
+
 /// Copies the folder `from` (files and folders) to `to`.
 pub fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
