@@ -28,4 +28,5 @@ pub mod robot;
 pub mod source;
 pub mod stability;
 pub mod stick;
+pub mod terminal;
 pub mod units;

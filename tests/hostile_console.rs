@@ -24,18 +24,6 @@ fn peer(serve: impl FnOnce(TcpStream) + Send + 'static) -> String {
     address
 }
 
-/// The peak resident memory of a process so far, kB.
-fn peak_kb(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()
-}
-
 #[test]
 fn a_flood_with_no_line_end_costs_no_memory_and_the_banner_deadline_holds() {
     const FLOOD: usize = 600 * 1024 * 1024;
@@ -56,7 +44,7 @@ fn a_flood_with_no_line_end_costs_no_memory_and_the_banner_deadline_holds() {
         .unwrap();
     let (started, mut peak) = (Instant::now(), 0);
     while child.try_wait().unwrap().is_none() {
-        peak = peak.max(peak_kb(child.id()).unwrap_or(0));
+        peak = peak.max(common::peak_kb(child.id()).unwrap_or(0));
         assert!(
             started.elapsed() < Duration::from_secs(60),
             "the 5 s banner wait holds"

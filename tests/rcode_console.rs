@@ -306,3 +306,104 @@ fn ctrl_c_sends_stop_which_ends_the_action_then_quit_which_cuts_it_short() {
         full.len()
     );
 }
+
+/// The simulated robot on a plain copy of Sony's redistributable ERS-210 tree.
+fn robot_on_sonys_tree() -> (tempfile::TempDir, RcodeRobot) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("stick");
+    common::writable_stick("redist-ers210", &root);
+    let robot = RcodeRobot::start(&root, "stand", dir.path().join("record.csv"));
+    (dir, robot)
+}
+
+/// Reads from `stream` until `text` has come (or 20 s pass); what came.
+fn read_until_text(stream: &mut std::net::TcpStream, text: &str) -> String {
+    use std::io::Read;
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_millis(200)))
+        .unwrap();
+    let (mut got, end) = (
+        Vec::new(),
+        std::time::Instant::now() + std::time::Duration::from_secs(20),
+    );
+    while !String::from_utf8_lossy(&got).contains(text) && std::time::Instant::now() < end {
+        let mut buf = [0u8; 4096];
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(_) => {}
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_client_that_never_reads_its_answers_is_held_up_not_queued() {
+    let (_dir, robot) = robot_on_sonys_tree();
+    let mut hostile = std::net::TcpStream::connect(&robot.address).unwrap();
+    hostile
+        .set_write_timeout(Some(std::time::Duration::from_secs(3)))
+        .unwrap();
+    // Short lines, each answered with an ERROR line nobody reads: the server stops
+    // reading (and so the client stops writing) long before this much is sent.
+    const SENT_AT_MOST: usize = 24 << 20;
+    let chunk = b"X\n".repeat(32 << 10);
+    let mut sent = 0;
+    while sent < SENT_AT_MOST && hostile.write_all(&chunk).is_ok() {
+        sent += chunk.len();
+    }
+    let peak = common::peak_kb(robot.child.id()).unwrap();
+    assert!(sent < SENT_AT_MOST, "the server read all {sent} bytes");
+    assert!(
+        peak < 60_000,
+        "the server peaked at {peak} kB after {sent} bytes"
+    );
+    // And the console still serves others meanwhile.
+    let out = common::run(&["rcode", &robot.address, "PLAY:ACTION:no_such", "@DISS"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(common::stdout(&out).contains("no action named"));
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn an_idle_connection_does_not_hold_up_the_next_owner() {
+    let (_dir, robot) = robot_on_sonys_tree();
+    let mut idle = std::net::TcpStream::connect(&robot.address).unwrap();
+    assert!(read_until_text(&mut idle, "<READY>").contains("<READY>"));
+    let out = common::run(&["rcode", &robot.address, "DANCE:NOW", "@DISS"]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    assert!(common::stdout(&out).contains("ERROR: DANCE:NOW"));
+    // Sessions are capped: with the cap's worth open, one more is told so.
+    let mut open = vec![idle];
+    let busy = loop {
+        let mut s = std::net::TcpStream::connect(&robot.address).unwrap();
+        let said = read_until_text(&mut s, "\n");
+        if said.contains("busy") {
+            break said;
+        }
+        open.push(s);
+        assert!(open.len() <= 64, "no cap on sessions");
+    };
+    assert!(busy.starts_with("ERROR: busy"), "{busy}");
+}
+
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn escape_sequences_from_the_network_are_shown_escaped_never_sent() {
+    let (_dir, robot) = robot_on_sonys_tree();
+    let mut client = std::net::TcpStream::connect(&robot.address).unwrap();
+    read_until_text(&mut client, "<READY>");
+    client
+        .write_all(b"\x1b]0;owned\x07\x1b[2JPLAY:ACTION:\x1b[31mred\r\n")
+        .unwrap();
+    let answer = read_until_text(&mut client, "<READY>");
+    assert!(answer.contains("ERROR: "), "{answer:?}");
+    assert!(answer.contains("\\u{1b}[2J"), "{answer:?}");
+    assert!(!answer.contains(['\x1b', '\x07']), "{answer:?}");
+    robot.wait_for("error:");
+    let log = robot.log.lock().unwrap().join("\n");
+    assert!(log.contains("\\u{1b}"), "{log}");
+    assert!(!log.contains(['\x1b', '\x07']), "{log}");
+}

@@ -24,6 +24,7 @@ use std::path::Path;
 
 use aibo_motion::fsio;
 use aibo_motion::mtn;
+pub use aibo_motion::terminal::{shown, shown_lines};
 
 /// Sony AIBO motion toolkit: turn motion capture into MTN motions for the ERS-210, ERS-220
 /// and ERS-7; read, check, dump, convert and export MTN motions and ODA archives; play
@@ -282,29 +283,6 @@ fn json_text(value: &serde_json::Value) -> String {
 fn print_stdout(text: &str) -> Result<()> {
     fsio::write_bytes(Path::new("-"), &[], text.as_bytes())?;
     Ok(())
-}
-
-/// Text from a file, safe to print on a terminal: control characters (an escape
-/// sequence in a motion's name, say) are shown escaped, never sent.
-fn shown(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
-}
-
-/// A message of several lines, safe to print on a terminal: as [`shown`], but its line
-/// breaks and tabs stay (an error's text can quote a file's name or contents).
-pub fn shown_lines(text: &str) -> String {
-    text.split('\n')
-        .map(|line| shown(&line.replace('\t', " ")))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 /// The extension of `output` (lower case) when it is one of `known`; `None` for `-`

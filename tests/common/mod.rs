@@ -297,4 +297,16 @@ pub fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
+/// The peak resident memory of a running process so far, kB (Linux).
+pub fn peak_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
 pub mod link;

@@ -211,7 +211,7 @@ fn serve(args: Args) -> Result<()> {
     let quiet = args.quiet;
     let mut log = |line: &str| {
         if !quiet {
-            eprintln!("aibo-joint-server: {line}");
+            eprintln!("aibo-joint-server: {}", aibo_motion::terminal::shown(line));
         }
     };
     log(&format!(

@@ -9,14 +9,16 @@
 //! - `@DISS`: hangs up; an action under way plays on, as on the robot.
 //!
 //! Anything else, or an action the stick cannot play, gets an `ERROR:` line and then
-//! `<READY>`. Actions play through the same bridge core as `--tcp` (uploaded by
+//! `<READY>`. Sessions are served side by side (at most eight; one that sends nothing for
+//! ten minutes is hung up), one action plays at a time, and every line a session reads
+//! ahead is bounded. Actions play through the same bridge core as `--tcp` (uploaded by
 //! aibo-motion's own player over loopback), so `--record` holds what the robot did.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
@@ -28,6 +30,7 @@ use aibo_motion::mtn::Motion;
 use aibo_motion::stick::console::{HANG_UP, MAX_LINE, READY};
 use aibo_motion::stick::skit::{posture_walk, Skit};
 use aibo_motion::stick::tree::Stick;
+use aibo_motion::terminal::shown;
 use firmware_bridge::{Key, Model};
 
 /// The robot behind the console.
@@ -44,27 +47,58 @@ pub struct Robot {
 
 impl Robot {
     fn log(&self, line: &str) {
+        // Names and lines come from the network and the stick: escaped, never sent raw.
         if !self.quiet {
-            eprintln!("aibo-joint-server: R-CODE: {line}");
+            eprintln!("aibo-joint-server: R-CODE: {}", shown(line));
         }
     }
 }
 
-/// Takes console clients one at a time, for as long as the process runs.
+/// Console sessions served side by side; one more is told so and hung up.
+const MAX_SESSIONS: usize = 8;
+/// Lines read ahead of the session taking them: a client that sends and never reads the
+/// answers is held up by TCP, not queued in memory.
+const QUEUED_LINES: usize = 64;
+/// A session that sends nothing for this long, with no action to wait for, is hung up.
+const IDLE: Duration = Duration::from_secs(600);
+/// An answer the client does not take in this long ends the session.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The action under way, shared by every session: it outlives the connection that started
+/// it, as on the robot, and one plays at a time.
+type Stage = Arc<Mutex<Option<Performance>>>;
+
+/// Takes console clients, side by side, for as long as the process runs.
 pub fn serve(listener: TcpListener, robot: Arc<Robot>) {
-    // An action outlives the connection that started it, as on the robot.
-    let mut playing: Option<Performance> = None;
+    let stage: Stage = Arc::new(Mutex::new(None));
+    let open = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
+        let Ok(mut stream) = stream else { continue };
         let who = stream
             .peer_addr()
             .map_or_else(|_| "?".into(), |a| a.to_string());
-        robot.log(&format!("console: {who} connected"));
-        let why = match session(stream, &robot, &mut playing) {
-            Ok(()) => "hung up".to_string(),
-            Err(e) => e.to_string(),
-        };
-        robot.log(&format!("console: {who} {why}"));
+        if open.load(Ordering::SeqCst) >= MAX_SESSIONS {
+            robot.log(&format!(
+                "console: {who} refused: {MAX_SESSIONS} sessions are open"
+            ));
+            let _ = stream.set_write_timeout(Some(Duration::from_secs(1)));
+            let _ = write!(
+                stream,
+                "ERROR: busy: {MAX_SESSIONS} console sessions are open\r\n"
+            );
+            continue;
+        }
+        open.fetch_add(1, Ordering::SeqCst);
+        let (robot, stage, open) = (robot.clone(), stage.clone(), open.clone());
+        thread::spawn(move || {
+            robot.log(&format!("console: {who} connected"));
+            let why = match session(stream, &robot, &stage) {
+                Ok(()) => "hung up".to_string(),
+                Err(e) => e.to_string(),
+            };
+            robot.log(&format!("console: {who} {why}"));
+            open.fetch_sub(1, Ordering::SeqCst);
+        });
     }
 }
 
@@ -83,6 +117,16 @@ impl Performance {
             Ok(Err(why)) => Some(format!("{}: {why}", self.name)),
             Err(_) => Some(format!("{}: the player failed", self.name)),
         }
+    }
+}
+
+/// The stage's action once it has ended (and the stage then empty), its failure if any;
+/// `Err(())` while one plays.
+fn take_ended(stage: &Stage) -> Result<Option<String>, ()> {
+    let mut playing = stage.lock().unwrap_or_else(|p| p.into_inner());
+    match playing.as_ref() {
+        Some(p) if !p.handle.is_finished() => Err(()),
+        _ => Ok(playing.take().and_then(Performance::join)),
     }
 }
 
@@ -111,13 +155,21 @@ fn command(line: &str) -> Command<'_> {
     }
 }
 
-/// One console connection.
-fn session(
+/// One console connection; the connection is shut when it ends, so its reader ends too.
+fn session(stream: TcpStream, robot: &Arc<Robot>, stage: &Stage) -> std::io::Result<()> {
+    let out = stream.try_clone()?;
+    out.set_write_timeout(Some(WRITE_TIMEOUT))?;
+    let result = converse(stream, out.try_clone()?, robot, stage);
+    let _ = out.shutdown(Shutdown::Both);
+    result
+}
+
+fn converse(
     stream: TcpStream,
+    mut out: TcpStream,
     robot: &Arc<Robot>,
-    playing: &mut Option<Performance>,
+    stage: &Stage,
 ) -> std::io::Result<()> {
-    let mut out = stream.try_clone()?;
     write!(
         out,
         "R-CODE console (simulated by aibo-joint-server): an {} stick\r\n{READY}\r\n",
@@ -128,9 +180,13 @@ fn session(
     loop {
         let line = match later.pop_front() {
             Some(l) => l,
-            None => match lines.recv() {
+            None => match lines.recv_timeout(IDLE) {
                 Ok(Some(l)) => l,
-                Ok(None) | Err(_) => return Ok(()),
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                Err(RecvTimeoutError::Timeout) => {
+                    write!(out, "ERROR: idle for {} s; hanging up\r\n", IDLE.as_secs())?;
+                    return Ok(());
+                }
             },
         };
         if line.trim().is_empty() {
@@ -140,26 +196,45 @@ fn session(
         let mut errors = Vec::new();
         match command(&line) {
             Command::PlayAction(_) | Command::PlayMwcid(_) => {
-                // One action at a time: the one under way finishes first.
-                errors.extend(playing.take().and_then(Performance::join));
                 match lookup(robot, &command(&line)) {
-                    Ok((name, skit)) => *playing = Some(perform(robot, name, skit)),
                     Err(why) => errors.push(why),
+                    Ok(action) => {
+                        // One action at a time: the one under way, any session's, finishes first.
+                        let mut action = Some(action);
+                        while let Some((name, skit)) = action.take() {
+                            let ended = until_ended(stage, &lines, &mut later);
+                            if ended.closed {
+                                return Ok(());
+                            }
+                            readies += ended.owed;
+                            errors.extend(ended.failure);
+                            let mut playing = stage.lock().unwrap_or_else(|p| p.into_inner());
+                            if playing.is_none() {
+                                *playing = Some(perform(robot, name, skit));
+                            } else {
+                                // Another session's PLAY came in between.
+                                action = Some((name, skit));
+                            }
+                        }
+                    }
                 }
             }
             Command::Wait | Command::Stop => {
-                let (more, closed) = until_ended(playing, &lines, &mut later);
-                readies += more;
-                errors.extend(playing.take().and_then(Performance::join));
-                if closed {
+                let ended = until_ended(stage, &lines, &mut later);
+                if ended.closed {
                     return Ok(());
                 }
+                readies += ended.owed;
+                errors.extend(ended.failure);
             }
             Command::Quit => {
-                if let Some(p) = playing.take() {
-                    p.interrupt.store(true, Ordering::Relaxed);
-                    errors.extend(p.join());
+                interrupt(stage);
+                let ended = until_ended(stage, &lines, &mut later);
+                if ended.closed {
+                    return Ok(());
                 }
+                readies += ended.owed;
+                errors.extend(ended.failure);
             }
             Command::Hangup => return Ok(()),
             Command::Unknown => errors.push(format!(
@@ -170,7 +245,7 @@ fn session(
         }
         for e in errors {
             robot.log(&format!("error: {e}"));
-            write!(out, "ERROR: {e}\r\n")?;
+            write!(out, "ERROR: {}\r\n", shown(&e))?;
         }
         for _ in 0..readies {
             write!(out, "{READY}\r\n")?;
@@ -178,10 +253,18 @@ fn session(
     }
 }
 
-/// The connection's lines, as they come; `None` when it closes. A line longer than R-CODE
-/// reads is cut there (the rest is read as the next).
+/// Asks the action under way, if any, to stop at once.
+fn interrupt(stage: &Stage) {
+    let playing = stage.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(p) = playing.as_ref() {
+        p.interrupt.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The connection's lines, as they come, at most [`QUEUED_LINES`] ahead; `None` when it
+/// closes. A line longer than R-CODE reads is cut there (the rest is read as the next).
 fn read_lines(stream: TcpStream) -> Receiver<Option<String>> {
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = mpsc::sync_channel(QUEUED_LINES);
     thread::spawn(move || {
         let mut reader = BufReader::new(stream);
         loop {
@@ -206,33 +289,56 @@ fn read_lines(stream: TcpStream) -> Receiver<Option<String>> {
     rx
 }
 
-/// Waits for the action under way to end, taking `STOP` and `QUIT` meanwhile (each is
-/// answered when it ends) and keeping other lines for after. Returns the extra
-/// `<READY>`s owed and whether the connection closed.
+/// What waiting for the action under way came to.
+struct Ended {
+    /// `<READY>`s owed to the `STOP`s and `QUIT`s taken meanwhile.
+    owed: usize,
+    /// The action's failure, if any.
+    failure: Option<String>,
+    /// The connection closed meanwhile.
+    closed: bool,
+}
+
+/// Waits for the action under way (any session's) to end, taking `STOP` and `QUIT`
+/// meanwhile (each is answered when it ends) and keeping up to [`QUEUED_LINES`] other
+/// lines for after.
 fn until_ended(
-    playing: &Option<Performance>,
+    stage: &Stage,
     lines: &Receiver<Option<String>>,
     later: &mut VecDeque<String>,
-) -> (usize, bool) {
+) -> Ended {
     let mut owed = 0;
-    let Some(p) = playing else {
-        return (0, false);
-    };
-    while !p.handle.is_finished() {
-        match lines.recv_timeout(Duration::from_millis(10)) {
-            Ok(Some(line)) => match command(&line) {
-                Command::Quit => {
-                    p.interrupt.store(true, Ordering::Relaxed);
-                    owed += 1;
+    loop {
+        match take_ended(stage) {
+            Ok(failure) => {
+                return Ended {
+                    owed,
+                    failure,
+                    closed: false,
                 }
-                Command::Stop => owed += 1,
-                _ => later.push_back(line),
+            }
+            // Lines beyond these wait in the connection, not here.
+            Err(()) if later.len() >= QUEUED_LINES => thread::sleep(Duration::from_millis(10)),
+            Err(()) => match lines.recv_timeout(Duration::from_millis(10)) {
+                Ok(Some(line)) => match command(&line) {
+                    Command::Quit => {
+                        interrupt(stage);
+                        owed += 1;
+                    }
+                    Command::Stop => owed += 1,
+                    _ => later.push_back(line),
+                },
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => {
+                    return Ended {
+                        owed,
+                        failure: None,
+                        closed: true,
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => {}
             },
-            Ok(None) | Err(RecvTimeoutError::Disconnected) => return (owed, true),
-            Err(RecvTimeoutError::Timeout) => {}
         }
     }
-    (owed, false)
 }
 
 /// The action a PLAY command names, read from the stick as it is now.
