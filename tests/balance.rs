@@ -632,6 +632,82 @@ fn a_motion_of_years_is_refused_not_left_to_run() {
     }
 }
 
+#[test]
+fn an_hour_to_the_frame_is_tested_and_a_frame_more_is_refused_in_seconds() {
+    let mut m = lift("stand", &[]);
+    m.keyframes.truncate(2);
+    // One segment of 2 × 224 999 + 2 = 450 000 frames of 8 ms: 3600.000 s.
+    m.keyframes[1].frames_before = 224_999;
+    assert_eq!(m.duration_ms(), 3_600_000);
+    assert_eq!(
+        aibo_motion::stability::testable_frames(&m),
+        Ok(450_001),
+        "an hour, both ends counted"
+    );
+    m.keyframes[1].frames_before += 1;
+    let err = aibo_motion::stability::testable_frames(&m).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the motion lasts 3600.016 s: too long to test frame by frame (at most 3600.000 s, an \
+         hour)"
+    );
+}
+
+#[test]
+#[cfg(unix)]
+fn a_simulation_over_a_second_shows_its_progress_on_a_terminal() {
+    use std::io::Read;
+    let mut m = lift("stand", &[]);
+    m.keyframes.truncate(2);
+    // 2 × 11 249 + 2 = 22 500 frames of 8 ms: three minutes, a few seconds to simulate.
+    m.keyframes[1].frames_before = 11_249;
+    let (_dir, file) = written(&m, "long.mtn");
+    let (mut master, slave) = serialport::TTYPort::pair().unwrap();
+    let tty = std::fs::OpenOptions::new()
+        .write(true)
+        .open(serialport::SerialPort::name(&slave).unwrap())
+        .unwrap();
+    // The terminal is read as it is written, so the child never waits on a full buffer.
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reader = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut seen = Vec::new();
+            let mut buf = [0u8; 4096];
+            serialport::SerialPort::set_timeout(&mut master, std::time::Duration::from_millis(50))
+                .unwrap();
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                if let Ok(n) = master.read(&mut buf) {
+                    seen.extend_from_slice(&buf[..n]);
+                }
+            }
+            String::from_utf8_lossy(&seen).into_owned()
+        })
+    };
+    let started = std::time::Instant::now();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
+        .args(["simulate", file.to_str().unwrap()])
+        .stderr(tty)
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    let terminal = reader.join().unwrap();
+    assert!(
+        common::stdout(&out).contains(" s simulated"),
+        "{}",
+        common::stdout(&out)
+    );
+    // Three minutes of physics take longer than a second on any machine this runs on;
+    // the bar shows only past a second.
+    assert!(took > std::time::Duration::from_secs(1), "{took:?}");
+    assert!(
+        terminal.contains("simulating") && terminal.contains("s of 180 s of the motion"),
+        "{terminal:?}"
+    );
+}
+
 /// `aibo-joint-server --tcp … --physics`, the motion played to it, and what it logged.
 fn played_on_the_physics_server(m: &Motion) -> String {
     let (_dir, file) = written(m, "m.mtn");

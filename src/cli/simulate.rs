@@ -6,6 +6,7 @@ use anyhow::Result;
 use serde_json::json;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 /// Play the motion on a simulated robot (rigid bodies on a flat floor, rapier3d), and
 /// say whether and when it falls, which paws slip, and where the body goes. It falls when
@@ -37,7 +38,13 @@ pub struct Args {
 pub fn run(args: Args) -> Result<Outcome> {
     let motion = load_motion(&args.file)?.motion;
     let profile = super::profile_of(&motion, args.profile.as_deref(), &args.file)?;
-    let report = physics::simulate(&motion, &profile, args.torque)?;
+    let report = {
+        let mut bar = Bar::after_a_second();
+        let report =
+            physics::simulate_showing(&motion, &profile, args.torque, &mut |p| bar.show(p));
+        bar.done();
+        report?
+    };
     if args.json {
         print_stdout(&json_text(&json!({
             "file": args.file.display().to_string(),
@@ -69,4 +76,49 @@ pub fn run(args: Args) -> Result<Outcome> {
     } else {
         Outcome::Success
     })
+}
+
+/// A progress bar on stderr for a simulation that has taken more than a second (hidden,
+/// as indicatif hides it, when stderr is no terminal).
+struct Bar {
+    started: Instant,
+    bar: Option<indicatif::ProgressBar>,
+}
+
+impl Bar {
+    fn after_a_second() -> Bar {
+        Bar {
+            started: Instant::now(),
+            bar: None,
+        }
+    }
+
+    fn show(&mut self, progress: physics::Progress) {
+        let physics::Progress::Simulated { done_ms, total_ms } = progress else {
+            return;
+        };
+        if self.bar.is_none() && self.started.elapsed() < Duration::from_secs(1) {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            indicatif::ProgressBar::new(total_ms).with_style(
+                indicatif::ProgressStyle::with_template(
+                    "simulating {bar:30} {msg} of the motion, {eta} left",
+                )
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            )
+        });
+        bar.set_position(done_ms);
+        bar.set_message(format!(
+            "{:.0} s of {:.0} s",
+            done_ms as f64 / 1000.0,
+            total_ms as f64 / 1000.0
+        ));
+    }
+
+    fn done(self) {
+        if let Some(bar) = self.bar {
+            bar.finish_and_clear();
+        }
+    }
 }

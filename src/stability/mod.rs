@@ -24,9 +24,10 @@ use crate::mtn::{self, Motion, DENSE_FRAME_MS};
 use crate::robot::profile::Profile;
 use crate::robot::skeleton::SkeletonError;
 
-/// The longest motion tested frame by frame (and simulated): an hour of 8 ms frames. A
-/// longer one (a hostile file can last years) is refused rather than left to run.
-pub const MAX_FRAMES: u64 = 450_000;
+/// The longest motion tested frame by frame (and simulated): an hour of 8 ms frames, both
+/// ends counted. A longer one (a hostile file can last years) is refused rather than left
+/// to run.
+pub const MAX_FRAMES: u64 = 3_600_000 / DENSE_FRAME_MS + 1;
 
 /// Why a profile cannot be balanced.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -36,10 +37,11 @@ pub enum BalanceError {
     #[error("the {0} profile has no [mass] model")]
     NoMass(String),
     #[error(
-        "the motion lasts {hours:.1} hours: too long to test frame by frame (at most {} hours)",
-        MAX_FRAMES as f64 * DENSE_FRAME_MS as f64 / 3_600_000.0
+        "the motion lasts {seconds:.3} s: too long to test frame by frame (at most {:.3} s, \
+         an hour)",
+        (MAX_FRAMES - 1) as f64 * DENSE_FRAME_MS as f64 / 1000.0
     )]
-    TooLong { hours: f64 },
+    TooLong { seconds: f64 },
     #[error("the {model} profile's [mass] names {link:?}, which is no bone of its skeleton")]
     UnknownLink { model: String, link: String },
     #[error(
@@ -98,7 +100,7 @@ pub fn testable_frames(motion: &Motion) -> Result<u64, BalanceError> {
     let count = mtn::dense_frame_count(motion);
     if count > MAX_FRAMES {
         return Err(BalanceError::TooLong {
-            hours: count as f64 * DENSE_FRAME_MS as f64 / 3_600_000.0,
+            seconds: (count - 1) as f64 * DENSE_FRAME_MS as f64 / 1000.0,
         });
     }
     Ok(count)

@@ -702,8 +702,29 @@ pub fn simulate(
     profile: &Profile,
     torque_nm: f64,
 ) -> Result<Report, BalanceError> {
+    simulate_showing(motion, profile, torque_nm, &mut |_| {})
+}
+
+/// How far a simulation has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// The static test's stances are being found (they say what attitude each frame means).
+    Stances,
+    /// This much of the motion has been simulated, of so much in all (ms).
+    Simulated { done_ms: u64, total_ms: u64 },
+}
+
+/// [`simulate`], telling `progress` how far it has come: once before the stances, then
+/// about once a simulated second (an hour-long motion takes a minute or more).
+pub fn simulate_showing(
+    motion: &Motion,
+    profile: &Profile,
+    torque_nm: f64,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Report, BalanceError> {
+    progress(Progress::Stances);
     let stances = statics::stances(motion, profile)?;
-    simulate_judged(motion, profile, torque_nm, &stances)
+    run(motion, profile, torque_nm, &stances, progress)
 }
 
 /// [`simulate`], with the static test's stances of every dense frame already found (a
@@ -713,6 +734,16 @@ pub fn simulate_judged(
     profile: &Profile,
     torque_nm: f64,
     stances: &[statics::Stance],
+) -> Result<Report, BalanceError> {
+    run(motion, profile, torque_nm, stances, &mut |_| {})
+}
+
+fn run(
+    motion: &Motion,
+    profile: &Profile,
+    torque_nm: f64,
+    stances: &[statics::Stance],
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<Report, BalanceError> {
     let frames = mtn::dense_frame_count(motion);
     if stances.len() as u64 != frames {
@@ -741,9 +772,16 @@ pub fn simulate_judged(
     let mut slipped: Vec<f64> = vec![0.0; paw_count];
     let mut end = frames;
     let mut watch = FallWatch::default();
+    let total_ms = (frames.saturating_sub(1) as u64) * DENSE_FRAME_MS;
     for (k, f) in mtn::dense_frames(motion).enumerate() {
         robot.step(&columns.angles(profile, &f));
         let t_ms = k as u64 * DENSE_FRAME_MS;
+        if t_ms % 1000 == 0 {
+            progress(Progress::Simulated {
+                done_ms: t_ms,
+                total_ms,
+            });
+        }
         let rotation = robot.attitude();
         // The attitude the motion means: where it stands on what it is meant to.
         let carried = attitude_of(&f);
