@@ -776,7 +776,7 @@ fn run(
     for (k, f) in mtn::dense_frames(motion).enumerate() {
         robot.step(&columns.angles(profile, &f));
         let t_ms = k as u64 * DENSE_FRAME_MS;
-        if t_ms % 1000 == 0 {
+        if t_ms.is_multiple_of(1000) {
             progress(Progress::Simulated {
                 done_ms: t_ms,
                 total_ms,
