@@ -51,6 +51,11 @@ fn pending(path: &Path, add: bool) {
     }
 }
 
+/// How a write's temporary file is named: `.aibo-motion-XXXXXX.tmp`, hidden, beside the
+/// file it will replace.
+pub const TEMPORARY_PREFIX: &str = ".aibo-motion-";
+pub const TEMPORARY_SUFFIX: &str = ".tmp";
+
 /// Largest input a command reads into memory. Real MTN files are a few KiB, Sony's ODA
 /// archives well under a MiB; anything this large is not a motion.
 pub const MAX_INPUT_BYTES: u64 = 256 * 1024 * 1024;
@@ -149,8 +154,8 @@ where
         _ => PathBuf::from("."),
     };
     let tmp = tempfile::Builder::new()
-        .prefix(".aibo-motion-")
-        .suffix(".tmp")
+        .prefix(TEMPORARY_PREFIX)
+        .suffix(TEMPORARY_SUFFIX)
         .tempfile_in(&dir)
         // Name the user's folder, not the temporary file's name tempfile's error carries.
         .map_err(|e| {

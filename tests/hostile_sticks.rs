@@ -342,3 +342,161 @@ fn removing_a_name_for_sonys_action_keeps_sonys_block() {
         common::stdout(&check)
     );
 }
+
+/// A stick of our own making (no Sony files): an ERS-210 catalogue of `blocks` user
+/// actions, each playing its own entry of MOTION.ODA, and an ACTION.CFG naming the first
+/// `named` (names in base 36, so that many fit R-CODE's 1 MiB list).
+fn crowded_stick(root: &Path, blocks: u32, named: u32) {
+    use aibo_motion::oda::{Archive, Entry};
+    use aibo_motion::stick::actions::{Action, Actions, Line};
+    use aibo_motion::stick::mwc::{self, Block, Catalogue, Chunk, Packing};
+    let name = |i: u32| {
+        let mut digits = String::new();
+        let mut n = i;
+        loop {
+            digits.insert(0, char::from_digit(n % 36, 36).unwrap());
+            n /= 36;
+            if n == 0 {
+                break digits;
+            }
+        }
+    };
+    let id = |i: u32| 24001 + i as i32;
+    let catalogue = Catalogue {
+        version: 1,
+        blocks: (0..blocks)
+            .map(|i| Block {
+                id: id(i),
+                chunks: vec![Chunk::user(mwc::kind::MOTION, &name(i))],
+            })
+            .collect(),
+    };
+    let archive = Archive {
+        entries: (0..blocks)
+            .map(|i| Entry {
+                kind: *b"OMTN",
+                name: name(i),
+                data: vec![0; 4],
+            })
+            .collect(),
+    };
+    let mut list = Actions {
+        final_newline: true,
+        ..Actions::default()
+    };
+    for i in 0..named {
+        list.lines
+            .push(Line::Action(Action::new(&name(i), id(i), 0, "")));
+    }
+    for (path, bytes) in [
+        (
+            "OPEN-R/MW/CONF/ERS-210.MWC",
+            mwc::encode(&catalogue, &Packing::Plain).unwrap(),
+        ),
+        ("OPEN-R/MW/DATA/P/MOTION.ODA", archive.encode().unwrap()),
+        ("OPEN-R/APP/PC/AMS/ACTION.CFG", list.encode()),
+    ] {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+}
+
+/// Runs `args` with stdout to a file, killed after `limit`; its exit status, stdout and
+/// stderr, or `None` when it had to be killed.
+fn within_to_file(args: &[&str], limit: Duration) -> Option<(Option<i32>, String, String)> {
+    let out = tempfile::NamedTempFile::new().unwrap();
+    let err = tempfile::NamedTempFile::new().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
+        .args(args)
+        .stdout(out.reopen().unwrap())
+        .stderr(err.reopen().unwrap())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if let Some(status) = child.try_wait().unwrap() {
+            let read = |f: &tempfile::NamedTempFile| std::fs::read_to_string(f.path()).unwrap();
+            return Some((status.code(), read(&out), read(&err)));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    None
+}
+
+#[test]
+fn a_crowded_stick_is_checked_and_listed_without_quadratic_scans() {
+    // 200 000 actions (a 9 MB catalogue, a 30 MB archive): looked up one by one in lists,
+    // check took minutes; by hash, well under a second. The bound is a hundred times that,
+    // for a busy machine.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("stick");
+    crowded_stick(&root, 200_000, 60_000);
+    let root = root.to_str().unwrap();
+    let (code, out, err) = within_to_file(&["stick", "check", root], Duration::from_secs(60))
+        .expect("stick check finishes");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        out.contains("the catalogue holds 140000 user actions that ACTION.CFG names nowhere"),
+        "{out}"
+    );
+    let (code, out, err) = within_to_file(&["stick", "list", root], Duration::from_secs(60))
+        .expect("stick list finishes");
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out.lines().filter(|l| l.contains("motion ")).count(),
+        60_000
+    );
+}
+
+#[test]
+fn orphan_blocks_and_a_killed_writes_temporaries_are_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("stick");
+    crowded_stick(&root, 3, 1);
+    std::fs::write(
+        root.join("OPEN-R/MW/DATA/P/.aibo-motion-Ab12Cd.tmp"),
+        b"half an archive",
+    )
+    .unwrap();
+    let out = common::run(&["stick", "check", root.to_str().unwrap()]);
+    let text = common::stdout(&out);
+    assert!(
+        text.contains(
+            "the catalogue holds 2 user actions that ACTION.CFG names nowhere (24002, 24003)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("OPEN-R/MW/DATA/P/.aibo-motion-Ab12Cd.tmp: a temporary file"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_classic_mac_action_list_shows_its_actions_and_keeps_its_names_unique() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("stick");
+    crowded_stick(&root, 2, 0);
+    let cfg = root.join("OPEN-R/APP/PC/AMS/ACTION.CFG");
+    std::fs::write(&cfg, b"[ERS-210(E)]\r0 24001 0 first\r1 24002 0 second\r").unwrap();
+    let root = root.to_str().unwrap();
+    let list = common::run(&["stick", "list", root]);
+    let text = common::stdout(&list);
+    assert!(
+        text.contains("24001") && text.contains("24002"),
+        "{text}{}",
+        common::stderr(&list)
+    );
+    let check = common::stdout(&common::run(&["stick", "check", root]));
+    assert!(check.contains("a CR alone (a classic Mac file)"), "{check}");
+    // Adding an existing name is refused, not written twice.
+    let motion = dir.path().join("nw210.mtn");
+    common::build_example("ERS-210", &motion);
+    let before = std::fs::read(&cfg).unwrap();
+    let out = add(Path::new(root), &motion, "1");
+    assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
+    assert_eq!(std::fs::read(&cfg).unwrap(), before);
+}

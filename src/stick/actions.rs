@@ -56,6 +56,9 @@ pub struct Actions {
     pub lines: Vec<Line>,
     /// Whether the last line ended with a line break.
     pub final_newline: bool,
+    /// Whether some line ended with a CR alone (a classic Mac file). R-CODE's own files end
+    /// lines with CRLF, which is how the file is written back.
+    pub bare_cr: bool,
 }
 
 /// Why a file could not be read.
@@ -114,41 +117,76 @@ pub fn decode(bytes: &[u8]) -> Result<Actions, ActionsError> {
     if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) || zeros >= 8 {
         return Err(ActionsError::Utf16);
     }
-    let final_newline = bytes.ends_with(b"\n");
-    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
-    let mut lines = Vec::new();
-    if !bytes.is_empty() {
-        let count = body.split(|&b| b == b'\n').count();
-        for (i, raw) in body.split(|&b| b == b'\n').enumerate() {
-            // A CR belongs to the line break (CRLF); a last line without a break keeps it.
-            let ended = i + 1 < count || final_newline;
-            let raw = match raw.strip_suffix(b"\r") {
-                Some(stripped) if ended => stripped,
-                _ => raw,
-            };
-            let line = i + 1;
-            let fail = |why: String| ActionsError::Line { line, why };
-            if raw.len() > MAX_LINE {
-                return Err(fail(format!(
-                    "{} bytes; a line holds at most {MAX_LINE}",
-                    raw.len()
-                )));
-            }
-            if raw.contains(&0) {
-                return Err(fail("a zero byte: this is not text".into()));
-            }
-            let text: String = raw.iter().map(|&b| char::from(b)).collect();
-            if !text.starts_with(|c: char| c.is_ascii_alphanumeric()) {
-                lines.push(Line::Other(text));
-                continue;
-            }
-            lines.push(Line::Action(parse_action(&text, line).map_err(fail)?));
+    let (raws, ends) = split_lines(bytes);
+    let mut lines = Vec::with_capacity(raws.len());
+    for (i, raw) in raws.into_iter().enumerate() {
+        let line = i + 1;
+        let fail = |why: String| ActionsError::Line { line, why };
+        if raw.len() > MAX_LINE {
+            return Err(fail(format!(
+                "{} bytes; a line holds at most {MAX_LINE}",
+                raw.len()
+            )));
         }
+        if raw.contains(&0) {
+            return Err(fail("a zero byte: this is not text".into()));
+        }
+        let text: String = raw.iter().map(|&b| char::from(b)).collect();
+        if !text.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+            lines.push(Line::Other(text));
+            continue;
+        }
+        lines.push(Line::Action(parse_action(&text, line).map_err(fail)?));
     }
     Ok(Actions {
         lines,
-        final_newline,
+        final_newline: ends.last_ended,
+        bare_cr: ends.bare_cr,
     })
+}
+
+/// How a file's lines end.
+struct LineEnds {
+    /// The last line ends with a line break.
+    last_ended: bool,
+    /// Some line ends with a CR alone (a classic Mac file).
+    bare_cr: bool,
+}
+
+/// The file's lines, without their breaks: CRLF, LF, or a CR alone all end a line.
+fn split_lines(bytes: &[u8]) -> (Vec<&[u8]>, LineEnds) {
+    let mut lines = Vec::new();
+    let mut ends = LineEnds {
+        last_ended: false,
+        bare_cr: false,
+    };
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => {
+                lines.push(&bytes[start..i]);
+                start = i + 1;
+            }
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => {
+                lines.push(&bytes[start..i]);
+                i += 1;
+                start = i + 1;
+            }
+            b'\r' => {
+                lines.push(&bytes[start..i]);
+                ends.bare_cr = true;
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    ends.last_ended = start == bytes.len() && !bytes.is_empty();
+    if start < bytes.len() {
+        lines.push(&bytes[start..]);
+    }
+    (lines, ends)
 }
 
 fn parse_action(text: &str, line: usize) -> Result<Action, String> {
@@ -219,8 +257,15 @@ mod tests {
         let hex = decode(b"ACTION.X 0xFFF01200 0 x\r\n").unwrap();
         assert_eq!(hex.find("ACTION.X").unwrap().mwcid, 0xFFF0_1200_u32 as i32);
         assert_eq!(decode(b"").unwrap().encode(), b"");
-        // A last line without a break keeps a CR it ends in (found by fuzzing).
-        assert_eq!(decode(b"[X]\r").unwrap().encode(), b"[X]\r");
+        // A CR alone ends a line, as in a classic Mac file; it is written back as CRLF.
+        let mac = decode(b"[X]\rboo 24001 0 boo\rcat1 24002 0 cat 1\r").unwrap();
+        assert!(mac.bare_cr);
+        assert_eq!(mac.find("cat1").unwrap().line, 3);
+        assert_eq!(
+            mac.encode(),
+            b"[X]\r\nboo 24001 0 boo\r\ncat1 24002 0 cat 1\r\n"
+        );
+        assert!(!decode(text).unwrap().bare_cr);
         // A new action is written as the treats write theirs.
         let mut a = decode(text).unwrap();
         a.lines

@@ -58,6 +58,11 @@ fn what_it_is(meta: &std::fs::Metadata) -> &'static str {
 /// `..`, every folder on the way a folder. `Ok(None)` where part of it does not exist
 /// (nothing there to read; what is missing is created when writing).
 fn walk(root: &Path, relative: &str) -> Result<(PathBuf, bool), StickError> {
+    walk_to(root, relative, false)
+}
+
+/// [`walk`], to a regular file or (`folder`) a folder.
+fn walk_to(root: &Path, relative: &str, folder: bool) -> Result<(PathBuf, bool), StickError> {
     let mut at = root.to_path_buf();
     let parts: Vec<Component> = Path::new(relative).components().collect();
     for (i, part) in parts.iter().enumerate() {
@@ -85,7 +90,7 @@ fn walk(root: &Path, relative: &str) -> Result<(PathBuf, bool), StickError> {
                  never through a link (replace the link with what it points to)",
             ));
         }
-        if last && !meta.is_file() {
+        if last && !folder && !meta.is_file() {
             return Err(fail(
                 &at,
                 format!(
@@ -94,7 +99,7 @@ fn walk(root: &Path, relative: &str) -> Result<(PathBuf, bool), StickError> {
                 ),
             ));
         }
-        if !last && !meta.is_dir() {
+        if (!last || folder) && !meta.is_dir() {
             return Err(fail(
                 &at,
                 format!("{}, where a stick holds a folder", what_it_is(&meta)),
@@ -177,6 +182,31 @@ pub fn copy(root: &Path, relative: &str, to: &Path) -> Result<bool, StickError> 
     };
     crate::fsio::write_bytes(to, &[], &bytes).map_err(|e| fail(to, e.to_string()))?;
     Ok(true)
+}
+
+/// The hidden temporary files (`.aibo-motion-*.tmp`) that a write killed half-way left in
+/// the stick's folders `folders`, by path below the root, sorted. A folder that is missing,
+/// or reached through a link, is not looked in (the commands that read it say so).
+pub fn leftover_temporaries(root: &Path, folders: &[&str]) -> Vec<String> {
+    let mut found = Vec::new();
+    for folder in folders {
+        let Ok((path, true)) = walk_to(root, folder, true) else {
+            continue;
+        };
+        let Ok(entries) = std::fs::read_dir(&path) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(crate::fsio::TEMPORARY_PREFIX)
+                && name.ends_with(crate::fsio::TEMPORARY_SUFFIX)
+            {
+                found.push(format!("{folder}/{name}"));
+            }
+        }
+    }
+    found.sort();
+    found
 }
 
 /// An exclusive hold on a stick while a command reads, changes and writes it.

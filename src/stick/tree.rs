@@ -5,13 +5,14 @@
 //! copy of the R-CODE tree). Only plain user files are read; Sony's encrypted runtime
 //! files are only looked for.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use super::actions::{self, Actions};
 use super::files::{self, MAX_FILE_BYTES, MAX_TEXT_BYTES};
 use super::mwc::{self, kind, Block, Decoded as Mwc};
 use crate::mtn;
-use crate::oda::Archive;
+use crate::oda::{Archive, Entry};
 
 /// The catalogue file of each model, in `OPEN-R/MW/CONF`.
 pub const CATALOGUES: [(&str, &str); 3] = [
@@ -189,15 +190,18 @@ impl Stick {
         let Some(list) = &self.actions else {
             return Vec::new();
         };
+        let blocks = self.blocks_by_id();
+        let motions = entries_by_name(&self.motions);
         list.actions()
             .map(|a| {
-                let block = self.catalogue.catalogue.block(a.mwcid);
+                let block = blocks.get(&a.mwcid).copied();
                 let named = |k: &dyn Fn(i32) -> bool| {
                     block
                         .and_then(|b| b.chunks.iter().find(|c| k(c.kind)))
                         .map(|c| c.name.clone())
                 };
-                let motion = named(&|k| k == kind::MOTION).map(|entry| self.motion(&entry));
+                let motion = named(&|k| k == kind::MOTION)
+                    .map(|entry| motion_summary(&entry, motions.get(entry.as_str()).copied()));
                 ActionSummary {
                     name: a.name.clone(),
                     mwcid: a.mwcid,
@@ -209,27 +213,14 @@ impl Stick {
             .collect()
     }
 
-    fn motion(&self, entry: &str) -> MotionSummary {
-        let decoded = self
-            .motions
-            .as_ref()
-            .and_then(|a| a.entries.iter().find(|e| e.name == entry))
-            .and_then(|e| mtn::decode(&e.data).ok());
-        let (keyframes, duration_s, postures) = match &decoded {
-            Some(d) => (
-                d.motion.keyframes.len(),
-                d.motion.duration_ms() as f64 / 1000.0,
-                postures(&d.motion.name),
-            ),
-            None => (0, 0.0, None),
-        };
-        MotionSummary {
-            entry: entry.to_string(),
-            keyframes,
-            duration_s,
-            start: postures.as_ref().map(|p| p.0.clone()),
-            end: postures.map(|p| p.1),
+    /// The catalogue's blocks by MWCID (the first, where one is given twice, as
+    /// [`mwc::Catalogue::block`] finds it): a hostile catalogue holds many thousands.
+    fn blocks_by_id(&self) -> HashMap<i32, &Block> {
+        let mut by_id = HashMap::new();
+        for b in &self.catalogue.catalogue.blocks {
+            by_id.entry(b.id).or_insert(b);
         }
+        by_id
     }
 
     /// Everything wrong with the stick, worst first.
@@ -241,15 +232,21 @@ impl Stick {
                 message,
             })
         };
+        let blocks = self.blocks_by_id();
+        let entries = [
+            ("MOTION.ODA", entries_by_name(&self.motions)),
+            ("AUDIO.ODA", entries_by_name(&self.sounds)),
+            ("LED.ODA", entries_by_name(&self.leds)),
+        ];
         // Every entry a user block names is in its archive.
         for block in self.user_blocks() {
             for chunk in &block.chunks {
                 let Some((archive, file)) = self.archive_for(chunk.kind) else {
                     continue;
                 };
-                let present = archive
-                    .as_ref()
-                    .is_some_and(|a| a.entries.iter().any(|e| e.name == chunk.name));
+                let present = entries
+                    .iter()
+                    .any(|(f, names)| *f == file && names.contains_key(chunk.name.as_str()));
                 if !present {
                     error(format!(
                         "action {}: {:?} is not an entry of {file}{}",
@@ -265,10 +262,23 @@ impl Stick {
             }
         }
         // Each named action has a block, a name R-CODE takes, and no clash.
+        let mut named: HashSet<i32> = HashSet::new();
         if let Some(list) = &self.actions {
-            let mut seen: Vec<(&str, i32)> = Vec::new();
+            let reserved: Vec<(&str, HashMap<&str, usize>)> = self
+                .reserved
+                .iter()
+                .map(|(file, l)| {
+                    let mut lines = HashMap::new();
+                    for r in l.actions() {
+                        lines.entry(r.name.as_str()).or_insert(r.line);
+                    }
+                    (file.as_str(), lines)
+                })
+                .collect();
+            let mut seen: HashMap<&str, i32> = HashMap::new();
             for a in list.actions() {
-                if self.catalogue.catalogue.block(a.mwcid).is_none() {
+                named.insert(a.mwcid);
+                if !blocks.contains_key(&a.mwcid) {
                     error(format!(
                         "ACTION.CFG line {}: {} plays MWCID {}, which the catalogue does not hold",
                         a.line, a.name, a.mwcid
@@ -280,28 +290,28 @@ impl Stick {
                         a.line, a.name
                     ));
                 }
-                for (file, reserved) in &self.reserved {
-                    if let Some(r) = reserved.find(&a.name) {
+                for (file, lines) in &reserved {
+                    if let Some(line) = lines.get(a.name.as_str()) {
                         error(format!(
-                            "ACTION.CFG line {}: {} is already Sony's action in {file} (line {})",
-                            a.line, a.name, r.line
+                            "ACTION.CFG line {}: {} is already Sony's action in {file} (line {line})",
+                            a.line, a.name
                         ));
                     }
                 }
-                if let Some((_, id)) = seen.iter().find(|(n, _)| *n == a.name) {
+                if let Some(id) = seen.get(a.name.as_str()) {
                     error(format!(
                         "ACTION.CFG line {}: {} is named twice (also MWCID {id})",
                         a.line, a.name
                     ));
                 }
-                seen.push((&a.name, a.mwcid));
+                seen.entry(&a.name).or_insert(a.mwcid);
             }
         }
         // Sony's own actions still have their blocks (a tool that removed one broke them).
         // Negative numbers are R-CODE's built-in commands, not blocks.
         for (file, list) in &self.reserved {
             for a in list.actions().filter(|a| a.mwcid > 0) {
-                if self.catalogue.catalogue.block(a.mwcid).is_none() {
+                if !blocks.contains_key(&a.mwcid) {
                     error(format!(
                         "{file} line {}: Sony's action {} plays MWCID {}, which the catalogue \
                          no longer holds",
@@ -333,20 +343,60 @@ impl Stick {
             Ok(None) => {}
             Err(e) => error(e.to_string()),
         }
-        if !paths::RUNTIME.iter().all(|p| self.root.join(p).is_dir()) {
+        let mut warning = |message: String| {
             found.push(Finding {
                 severity: Severity::Warning,
-                message: "Sony's R-CODE runtime (OPEN-R/MW/OBJS, OPEN-R/APP/OBJS) is not here: \
-                          a folder of user files only, or not an R-CODE stick"
+                message,
+            })
+        };
+        // A user block no name plays: left by a change that did not finish, or by hand.
+        let orphans: Vec<i32> = self
+            .user_blocks()
+            .map(|b| b.id)
+            .filter(|id| !named.contains(id))
+            .collect();
+        if !orphans.is_empty() {
+            warning(format!(
+                "the catalogue holds {} user action{} that ACTION.CFG names nowhere ({}): \
+                 left by a change that did not finish? R-CODE plays them only by number \
+                 (PLAY:MWCID)",
+                orphans.len(),
+                if orphans.len() == 1 { "" } else { "s" },
+                abridged_ids(&orphans)
+            ));
+        }
+        if self.actions.as_ref().is_some_and(|l| l.bare_cr) {
+            warning(
+                "ACTION.CFG ends lines with a CR alone (a classic Mac file); R-CODE's own end \
+                 with CRLF, and whether R-CODE reads a CR alone is unknown. `stick add` and \
+                 `stick remove` write it back with CRLF"
                     .into(),
-            });
+            );
+        }
+        let leftovers = files::leftover_temporaries(&self.root, &WRITTEN_FOLDERS);
+        for leftover in leftovers.iter().take(10) {
+            warning(format!(
+                "{leftover}: a temporary file a write that was killed left behind (nothing \
+                 reads it; delete it)"
+            ));
+        }
+        if leftovers.len() > 10 {
+            warning(format!(
+                "and {} more such temporary files",
+                leftovers.len() - 10
+            ));
+        }
+        if !paths::RUNTIME.iter().all(|p| self.root.join(p).is_dir()) {
+            warning(
+                "Sony's R-CODE runtime (OPEN-R/MW/OBJS, OPEN-R/APP/OBJS) is not here: a folder \
+                 of user files only, or not an R-CODE stick"
+                    .into(),
+            );
         }
         if self.model == "ERS-7" {
-            found.push(Finding {
-                severity: Severity::Warning,
-                message: "ERS-7 sticks follow Sony's ERS-7 catalogue but are untested on a robot"
-                    .into(),
-            });
+            warning(
+                "ERS-7 sticks follow Sony's ERS-7 catalogue but are untested on a robot".into(),
+            );
         }
         found.sort_by_key(|f| f.severity != Severity::Error);
         found
@@ -359,6 +409,47 @@ impl Stick {
             .blocks
             .iter()
             .filter(|b| b.id >= mwc::FIRST_USER_MWCID)
+    }
+}
+
+/// The folders stick commands write in (and so where a killed one can leave a temporary).
+const WRITTEN_FOLDERS: [&str; 4] = [paths::CONF, paths::DATA, paths::AMS, "OPEN-R/SYSTEM/CONF"];
+
+/// An archive's entries by name (the first, where a name is given twice).
+fn entries_by_name(archive: &Option<Archive>) -> HashMap<&str, &Entry> {
+    let mut by_name = HashMap::new();
+    for e in archive.iter().flat_map(|a| &a.entries) {
+        by_name.entry(e.name.as_str()).or_insert(e);
+    }
+    by_name
+}
+
+/// A motion entry as its MTN says (`None`: no such entry).
+fn motion_summary(entry: &str, found: Option<&Entry>) -> MotionSummary {
+    let decoded = found.and_then(|e| mtn::decode(&e.data).ok());
+    let (keyframes, duration_s, postures) = match &decoded {
+        Some(d) => (
+            d.motion.keyframes.len(),
+            d.motion.duration_ms() as f64 / 1000.0,
+            postures(&d.motion.name),
+        ),
+        None => (0, 0.0, None),
+    };
+    MotionSummary {
+        entry: entry.to_string(),
+        keyframes,
+        duration_s,
+        start: postures.as_ref().map(|p| p.0.clone()),
+        end: postures.map(|p| p.1),
+    }
+}
+
+/// Up to ten MWCIDs, and how many more.
+fn abridged_ids(ids: &[i32]) -> String {
+    let shown: Vec<String> = ids.iter().take(10).map(i32::to_string).collect();
+    match ids.len().saturating_sub(10) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
     }
 }
 
