@@ -777,3 +777,67 @@ fn build_says_one_balance_line_and_the_spans_check_balance_lists() {
         .count();
     assert_eq!(spans, faults, "{stdout}");
 }
+
+#[test]
+fn every_figure_a_profile_gives_is_checked_and_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let motion = dir.path().join("hello.mtn");
+    common::build_file(
+        std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/hello-ers7.json"
+        )),
+        "ERS-7",
+        &[],
+        &motion,
+    );
+    let ers7 = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/profiles/ERS-7.toml"))
+        .unwrap();
+    // (what the profile says, what to put instead with {} for the figure, its name)
+    let cases = [
+        ("upper = 69.5", "upper = {}", "[legs] upper"),
+        (
+            "front_hip = [65.0,",
+            "front_hip = [{},",
+            "[legs] front_hip[0]",
+        ),
+        (
+            "neck_length = 80.0",
+            "neck_length = {}",
+            "[body] neck_length",
+        ),
+        (
+            "{ link = \"body\", kg = 0.613, com = [0.0, 0.0, -20.0] }",
+            "{ link = \"body\", kg = 0.613, com = [0.0, {}, -20.0] }",
+            "[mass] body com[1]",
+        ),
+        (
+            "{ link = \"body\", kg = 0.613,",
+            "{ link = \"body\", kg = {},",
+            "[mass] body kg",
+        ),
+        (
+            "body_pitch_deg = -1.0",
+            "body_pitch_deg = {}",
+            "body_pitch_deg",
+        ),
+    ];
+    for (was, now, name) in cases {
+        assert!(ers7.contains(was), "{was}");
+        for figure in ["nan", "inf", "-inf", "1e300"] {
+            let profile = dir.path().join("bad.toml");
+            std::fs::write(&profile, ers7.replacen(was, &now.replace("{}", figure), 1)).unwrap();
+            for command in ["check", "simulate"] {
+                let mut args = vec![command, motion.to_str().unwrap()];
+                if command == "check" {
+                    args.push("--balance");
+                }
+                args.extend(["--profile", profile.to_str().unwrap()]);
+                let out = common::run(&args);
+                let err = common::stderr(&out);
+                assert_eq!(out.status.code(), Some(2), "{name} = {figure}: {err}");
+                assert!(err.contains(name), "{name} = {figure}: {err}");
+            }
+        }
+    }
+}

@@ -83,3 +83,111 @@ pub struct LinkMass {
     #[serde(default)]
     pub com: [f64; 3],
 }
+
+/// Largest length or coordinate a profile may give, mm: an AIBO is about 300 mm long, and
+/// a figure past this is a typo (or `1e300`), which would break the balance tests.
+pub const MAX_MM: f64 = 1000.0;
+
+/// Smallest mass of one link, kg (the lightest, the ERS-7's tail tilt, is 1 g): lighter
+/// makes the physics meaningless.
+pub const MIN_KG: f64 = 1e-4;
+
+/// Largest mass of one link, kg (a whole AIBO weighs 1.4 to 1.6 kg).
+pub const MAX_KG: f64 = 10.0;
+
+/// The first figure out of range, by its name in the profile, and what it must be.
+fn first_bad(figures: &[(String, f64, std::ops::RangeInclusive<f64>, &str)]) -> Option<String> {
+    figures.iter().find_map(|(name, v, range, what)| {
+        (!(v.is_finite() && range.contains(v))).then(|| format!("{name} = {v}: {what}"))
+    })
+}
+
+fn coordinates(
+    table: &str,
+    name: &str,
+    v: &[f64],
+) -> Vec<(String, f64, std::ops::RangeInclusive<f64>, &'static str)> {
+    v.iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            (
+                format!("{table} {name}[{i}]"),
+                x,
+                -MAX_MM..=MAX_MM,
+                "a coordinate in mm, at most 1000 either way",
+            )
+        })
+        .collect()
+}
+
+fn length(
+    table: &str,
+    name: &str,
+    v: f64,
+) -> (String, f64, std::ops::RangeInclusive<f64>, &'static str) {
+    (
+        format!("{table} {name}"),
+        v,
+        0.0..=MAX_MM,
+        "a length in mm, from 0 to 1000",
+    )
+}
+
+impl LegGeometry {
+    /// The first figure that is no length or coordinate, named, or `None`.
+    pub fn problem(&self) -> Option<String> {
+        let mut f = coordinates("[legs]", "front_hip", &self.front_hip);
+        f.extend(coordinates("[legs]", "hind_hip", &self.hind_hip));
+        f.push(length("[legs]", "upper", self.upper));
+        f.push(length("[legs]", "front_lower", self.front_lower));
+        f.push(length("[legs]", "hind_lower", self.hind_lower));
+        first_bad(&f)
+    }
+}
+
+impl BodyGeometry {
+    /// The first figure that is no length or coordinate, named, or `None`.
+    pub fn problem(&self) -> Option<String> {
+        let mut f = coordinates("[body]", "neck", &self.neck);
+        f.push(length("[body]", "neck_length", self.neck_length));
+        f.push(length("[body]", "head_length", self.head_length));
+        f.extend(coordinates("[body]", "mouth", &self.mouth));
+        f.push(length("[body]", "jaw_length", self.jaw_length));
+        f.extend(coordinates("[body]", "ear_offset", &[self.ear_offset]));
+        f.push(length("[body]", "ear_length", self.ear_length));
+        f.extend(coordinates("[body]", "tail", &self.tail));
+        f.push(length("[body]", "tail_length", self.tail_length));
+        first_bad(&f)
+    }
+}
+
+impl MassModel {
+    /// The first figure that is no mass, centre, point or radius, named, or `None`.
+    pub fn problem(&self) -> Option<String> {
+        let mut f = Vec::new();
+        for l in &self.links {
+            f.push((
+                format!("[mass] {} kg", l.link),
+                l.kg,
+                MIN_KG..=MAX_KG,
+                "a mass in kg, from 0.0001 to 10",
+            ));
+            f.extend(coordinates("[mass]", &format!("{} com", l.link), &l.com));
+        }
+        for (i, h) in self.hull.iter().enumerate() {
+            f.extend(coordinates("[mass]", &format!("hull[{i}] at"), &h.at));
+        }
+        for (name, r) in [
+            ("paw_radius", self.paw_radius),
+            ("knee_radius", self.knee_radius),
+        ] {
+            f.push((
+                format!("[mass] {name}"),
+                r,
+                0.0..=100.0,
+                "a radius in mm, from 0 to 100",
+            ));
+        }
+        first_bad(&f)
+    }
+}

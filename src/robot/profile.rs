@@ -383,6 +383,15 @@ impl Profile {
                     ));
                 }
             }
+            if !(p.body_pitch_deg.is_finite() && (-90.0..=90.0).contains(&p.body_pitch_deg)) {
+                return Err(invalid(
+                    at,
+                    format!(
+                        "posture {name:?}: body_pitch_deg = {}: an angle from -90° to 90°",
+                        p.body_pitch_deg
+                    ),
+                ));
+            }
             postures.insert(
                 name.clone(),
                 Posture {
@@ -390,6 +399,26 @@ impl Profile {
                     joints: p.joints_deg.iter().map(|&d| deg_to_rad(d)).collect(),
                 },
             );
+        }
+
+        // Every figure the balance tests and the pictures use, named where it is wrong.
+        let problems = [
+            raw.legs
+                .as_ref()
+                .map(|l| (l.span().start, l.get_ref().problem())),
+            raw.body
+                .as_ref()
+                .map(|b| (b.span().start, b.get_ref().problem())),
+            raw.mass
+                .as_ref()
+                .map(|m| (m.span().start, m.get_ref().problem())),
+        ];
+        if let Some((at, why)) = problems
+            .into_iter()
+            .flatten()
+            .find_map(|(at, problem)| problem.map(|why| (at, why)))
+        {
+            return Err(invalid(at, why));
         }
 
         let names: Vec<&str> = joints.iter().map(|j| j.name.as_str()).collect();
@@ -401,9 +430,9 @@ impl Profile {
             joints,
             postures,
             mappings,
-            legs: raw.legs,
-            body: raw.body,
-            mass: raw.mass,
+            legs: raw.legs.map(Spanned::into_inner),
+            body: raw.body.map(Spanned::into_inner),
+            mass: raw.mass.map(Spanned::into_inner),
         })
     }
 
@@ -442,9 +471,9 @@ struct RawProfile {
     postures: BTreeMap<String, Spanned<RawPosture>>,
     #[serde(default)]
     mapping: Vec<Spanned<Mapping>>,
-    legs: Option<crate::robot::geometry::LegGeometry>,
-    body: Option<crate::robot::geometry::BodyGeometry>,
-    mass: Option<crate::robot::geometry::MassModel>,
+    legs: Option<Spanned<crate::robot::geometry::LegGeometry>>,
+    body: Option<Spanned<crate::robot::geometry::BodyGeometry>>,
+    mass: Option<Spanned<crate::robot::geometry::MassModel>>,
 }
 
 #[derive(Deserialize)]

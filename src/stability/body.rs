@@ -125,6 +125,19 @@ impl Body {
             .mass
             .as_ref()
             .ok_or_else(|| BalanceError::NoMass(profile.model.clone()))?;
+        // A profile made in code skips the file's checks; a figure out of range would give
+        // margins of NaN, or a simulated body that never moves.
+        let problem = [
+            profile.legs.as_ref().and_then(|l| l.problem()),
+            profile.body.as_ref().and_then(|b| b.problem()),
+            model.problem(),
+        ];
+        if let Some(why) = problem.into_iter().flatten().next() {
+            return Err(BalanceError::BadFigure {
+                model: profile.model.clone(),
+                why,
+            });
+        }
         let bone = |name: &str| skeleton.bones.iter().position(|b| b.name == name);
         let mut masses = Vec::new();
         for l in &model.links {
@@ -132,26 +145,9 @@ impl Body {
                 model: profile.model.clone(),
                 link: l.link.clone(),
             })?;
-            if !(l.kg.is_finite() && l.kg > 0.0 && l.com.iter().all(|v| v.is_finite())) {
-                return Err(BalanceError::BadMass {
-                    model: profile.model.clone(),
-                    link: l.link.clone(),
-                    kg: l.kg,
-                });
-            }
             masses.push((b, l.kg, DVec3::from(l.com)));
         }
-        // A user's profile can hold anything: the points and radii must be lengths.
-        let lengths_ok = model
-            .hull
-            .iter()
-            .all(|h| h.at.iter().all(|v| v.is_finite()))
-            && [model.paw_radius, model.knee_radius]
-                .iter()
-                .all(|r| r.is_finite() && (0.0..=100.0).contains(r));
-        if !lengths_ok {
-            return Err(BalanceError::BadGeometry(profile.model.clone()));
-        }
+
         let mut contacts = Vec::new();
         for prefix in ["lf", "rf", "lh", "rh"] {
             let front = prefix.ends_with('f');
@@ -313,13 +309,16 @@ mod tests {
         assert!(Body::of(&good).is_ok());
         let mut p = good.clone();
         p.mass.as_mut().unwrap().hull[0].at[0] = f64::NAN;
-        assert!(matches!(Body::of(&p), Err(BalanceError::BadGeometry(_))));
+        assert!(matches!(Body::of(&p), Err(BalanceError::BadFigure { .. })));
         let mut p = good.clone();
         p.mass.as_mut().unwrap().paw_radius = -1.0;
-        assert!(matches!(Body::of(&p), Err(BalanceError::BadGeometry(_))));
+        assert!(matches!(Body::of(&p), Err(BalanceError::BadFigure { .. })));
         let mut p = good.clone();
         p.mass.as_mut().unwrap().links[0].kg = 0.0;
-        assert!(matches!(Body::of(&p), Err(BalanceError::BadMass { .. })));
+        assert!(matches!(Body::of(&p), Err(BalanceError::BadFigure { .. })));
+        let mut p = good.clone();
+        p.mass.as_mut().unwrap().links[0].com[1] = f64::NAN;
+        assert!(matches!(Body::of(&p), Err(BalanceError::BadFigure { .. })));
         let mut p = good;
         p.mass.as_mut().unwrap().links[0].link = "wing".into();
         assert!(matches!(

@@ -44,19 +44,16 @@ pub enum BalanceError {
     TooLong { seconds: f64 },
     #[error("the {model} profile's [mass] names {link:?}, which is no bone of its skeleton")]
     UnknownLink { model: String, link: String },
-    #[error(
-        "the {0} profile's [mass] hull points must be numbers, and its paw and knee radii \
-         from 0 to 100 mm"
-    )]
-    BadGeometry(String),
+    #[error("the {model} profile's {why}")]
+    BadFigure { model: String, why: String },
     #[error("{given} stances given for a motion of {frames} frames")]
     StanceCount { given: usize, frames: u64 },
-    #[error("the {model} profile's [mass] gives {link:?} {kg} kg; a mass is a positive number")]
-    BadMass {
-        model: String,
-        link: String,
-        kg: f64,
-    },
+    #[error(
+        "the simulation went numerically wrong at {:.3} s (the body's state is no longer a \
+         number), so it gives no verdict; check the profile's [mass], [legs] and [body] figures",
+        *t_ms as f64 / 1000.0
+    )]
+    Diverged { t_ms: u64 },
 }
 
 /// Where each of a profile's joints is among a motion's columns, to read its frames in

@@ -555,6 +555,21 @@ impl Robot {
             .is_some_and(|p| p.has_any_active_contact())
     }
 
+    /// Whether every part's place and speed is still a number (a solver fed figures out
+    /// of range can leave NaN, or a body frozen where it started).
+    pub fn is_finite(&self) -> bool {
+        self.parts.iter().all(|p| {
+            let b = &self.world.bodies[p.handle];
+            let (t, r) = (b.translation(), b.rotation());
+            let (v, w) = (b.linvel(), b.angvel());
+            [
+                t.x, t.y, t.z, r.x, r.y, r.z, r.w, v.x, v.y, v.z, w.x, w.y, w.z,
+            ]
+            .iter()
+            .all(|x| x.is_finite())
+        })
+    }
+
     /// The body's attitude.
     pub fn attitude(&self) -> DQuat {
         dquat(self.world.bodies[self.parts[0].handle].rotation())
@@ -781,6 +796,10 @@ fn run(
                 done_ms: t_ms,
                 total_ms,
             });
+        }
+        if !robot.is_finite() {
+            // A profile's figures or the solver went wrong: no verdict can be given.
+            return Err(BalanceError::Diverged { t_ms });
         }
         let rotation = robot.attitude();
         // The attitude the motion means: where it stands on what it is meant to.
