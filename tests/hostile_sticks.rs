@@ -500,3 +500,33 @@ fn a_classic_mac_action_list_shows_its_actions_and_keeps_its_names_unique() {
     assert_eq!(out.status.code(), Some(2), "{}", common::stderr(&out));
     assert_eq!(std::fs::read(&cfg).unwrap(), before);
 }
+
+#[test]
+fn a_check_of_thousands_of_faults_keeps_a_thousand_and_counts_the_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("stick");
+    // 5000 names for blocks the catalogue does not hold.
+    crowded_stick(&root, 5000, 5000);
+    std::fs::write(
+        root.join("OPEN-R/MW/CONF/ERS-210.MWC"),
+        aibo_motion::stick::mwc::encode(
+            &aibo_motion::stick::mwc::Catalogue {
+                version: 1,
+                blocks: Vec::new(),
+            },
+            &aibo_motion::stick::mwc::Packing::Plain,
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let out = common::run(&["stick", "check", root.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = common::stdout(&out);
+    let errors = text.lines().filter(|l| l.contains("error: ")).count();
+    assert_eq!(errors, 1001, "{}", &text[..text.len().min(2000)]);
+    assert!(
+        text.contains("and 4000 more errors like those above"),
+        "{}",
+        &text[text.len().saturating_sub(2000)..]
+    );
+}

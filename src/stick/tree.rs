@@ -225,13 +225,8 @@ impl Stick {
 
     /// Everything wrong with the stick, worst first.
     pub fn check(&self) -> Vec<Finding> {
-        let mut found = Vec::new();
-        let mut error = |message: String| {
-            found.push(Finding {
-                severity: Severity::Error,
-                message,
-            })
-        };
+        let mut found = Findings::default();
+        let mut error = |message: String| found.add(Severity::Error, message);
         let blocks = self.blocks_by_id();
         let entries = [
             ("MOTION.ODA", entries_by_name(&self.motions)),
@@ -343,12 +338,7 @@ impl Stick {
             Ok(None) => {}
             Err(e) => error(e.to_string()),
         }
-        let mut warning = |message: String| {
-            found.push(Finding {
-                severity: Severity::Warning,
-                message,
-            })
-        };
+        let mut warning = |message: String| found.add(Severity::Warning, message);
         // A user block no name plays: left by a change that did not finish, or by hand.
         let orphans: Vec<i32> = self
             .user_blocks()
@@ -398,8 +388,7 @@ impl Stick {
                 "ERS-7 sticks follow Sony's ERS-7 catalogue but are untested on a robot".into(),
             );
         }
-        found.sort_by_key(|f| f.severity != Severity::Error);
-        found
+        found.worst_first()
     }
 
     /// The blocks of the owner's actions (MWCID 24001 and up).
@@ -409,6 +398,43 @@ impl Stick {
             .blocks
             .iter()
             .filter(|b| b.id >= mwc::FIRST_USER_MWCID)
+    }
+}
+
+/// Most findings `check` keeps: a hostile stick can give one per line of a 1 MiB list.
+const MAX_FINDINGS: usize = 1000;
+
+/// A check's findings as they come, the first [`MAX_FINDINGS`] kept and the rest counted.
+#[derive(Default)]
+struct Findings {
+    kept: Vec<Finding>,
+    more: [usize; 2],
+}
+
+impl Findings {
+    fn add(&mut self, severity: Severity, message: String) {
+        if self.kept.len() < MAX_FINDINGS {
+            self.kept.push(Finding { severity, message });
+        } else {
+            self.more[usize::from(severity == Severity::Warning)] += 1;
+        }
+    }
+
+    /// Errors first, then warnings, each with how many more there were.
+    fn worst_first(mut self) -> Vec<Finding> {
+        for (severity, more, what) in [
+            (Severity::Error, self.more[0], "errors"),
+            (Severity::Warning, self.more[1], "warnings"),
+        ] {
+            if more > 0 {
+                self.kept.push(Finding {
+                    severity,
+                    message: format!("and {more} more {what} like those above"),
+                });
+            }
+        }
+        self.kept.sort_by_key(|f| f.severity != Severity::Error);
+        self.kept
     }
 }
 
