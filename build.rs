@@ -1,7 +1,8 @@
 //! Tells the tests which of the shared real-world sample folders (`../shared/…`, kept
 //! beside the repository and never in it) are present. A test that reads one is
 //! `#[cfg_attr(not(shared_…), ignore)]`, so that without the folder cargo's summary
-//! counts it as ignored, never as passed. Likewise for a test that must make a device node.
+//! counts it as ignored, never as passed. Likewise for a test that must make a device node,
+//! or run a shell.
 
 use std::path::Path;
 
@@ -32,6 +33,21 @@ fn main() {
     if can_make_a_device_node() {
         println!("cargo::rustc-cfg=can_mknod");
     }
+    // The completion tests run each script in its own shell, where one is installed
+    // (Debian: bash, zsh, fish); without it they show as ignored.
+    for shell in ["bash", "zsh", "fish"] {
+        println!("cargo::rustc-check-cfg=cfg(has_{shell})");
+        let runs = std::process::Command::new(shell)
+            .args(["-c", "exit 0"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if runs {
+            println!("cargo::rustc-cfg=has_{shell}");
+        }
+    }
+    println!("cargo::rerun-if-env-changed=PATH");
     println!("cargo::rerun-if-changed=build.rs");
 }
 

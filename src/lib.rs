@@ -4,11 +4,14 @@
 //! → `link` → the robot's `firmware-bridge` → servos.
 //!
 //! Features: `link` (playing on a robot: tokio, serialport), `view` (`plot` and
-//! `preview`: plotters) and `cli` (the `aibo-motion` command, with both). Without them the
-//! library is the codecs, the readers, retargeting and `check`.
+//! `preview`: plotters) and `cli` (the commands, with both, and `docs`: their completion
+//! scripts and manual pages). Without them the library is the codecs, the readers,
+//! retargeting and `check`.
 
 pub mod binary;
 pub mod check;
+#[cfg(feature = "cli")]
+pub mod docs;
 pub mod edit;
 pub mod export;
 pub mod fsio;

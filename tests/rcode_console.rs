@@ -290,6 +290,11 @@ fn ctrl_c_sends_stop_which_ends_the_action_then_quit_which_cuts_it_short() {
     let out = interrupted_play(&robot, 1);
     assert_eq!(out.status.code(), Some(130));
     assert!(common::stderr(&out).contains("sent STOP"));
+    assert!(
+        common::stderr(&out).contains("Press Ctrl-C again to send QUIT and stop it now"),
+        "{}",
+        common::stderr(&out)
+    );
     robot.wait_for("nod_wave: ended");
     assert_eq!(robot.plays(), std::slice::from_ref(&full));
     // QUIT: at once; the robot holds, then rests.

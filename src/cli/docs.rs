@@ -30,32 +30,27 @@ pub struct ManArgs {
 }
 
 pub fn completions(args: CompletionsArgs) -> Result<Outcome> {
-    let mut cmd = Cli::command();
-    let mut out = Vec::new();
-    clap_complete::generate(args.shell, &mut cmd, "aibo-motion", &mut out);
-    fsio::write_bytes(Path::new("-"), &[], &out)?;
+    let script = aibo_motion::docs::completion(args.shell, &mut Cli::command(), "aibo-motion");
+    fsio::write_bytes(Path::new("-"), &[], &script)?;
     Ok(Outcome::Success)
 }
 
 pub fn man(args: ManArgs) -> Result<Outcome> {
-    let cmd = Cli::command();
+    let pages = aibo_motion::docs::manual_pages(Cli::command())?;
     let Some(dir) = args.dir else {
-        let mut out = Vec::new();
-        clap_mangen::Man::new(cmd).render(&mut out)?;
-        fsio::write_bytes(Path::new("-"), &[], &out)?;
+        let (_, main) = &pages[0];
+        fsio::write_bytes(Path::new("-"), &[], main)?;
         return Ok(Outcome::Success);
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mut pages = vec![("aibo-motion.1".to_string(), cmd.clone())];
-    for sub in cmd.get_subcommands() {
-        let name = format!("aibo-motion-{}", sub.get_name());
-        pages.push((format!("{name}.1"), sub.clone().name(name)));
+    for (file, page) in &pages {
+        fsio::write_bytes(&dir.join(file), &[], page)?;
     }
-    for (file, page) in pages {
-        let mut out = Vec::new();
-        clap_mangen::Man::new(page).render(&mut out)?;
-        fsio::write_bytes(&dir.join(&file), &[], &out)?;
-    }
+    super::print_stdout(&format!(
+        "wrote {} manual pages into {} (aibo-motion.1 and aibo-motion-<command>.1)\n",
+        pages.len(),
+        dir.display()
+    ))?;
     Ok(Outcome::Success)
 }
 

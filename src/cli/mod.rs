@@ -27,8 +27,9 @@ use aibo_motion::mtn;
 pub use aibo_motion::terminal::{shown, shown_lines};
 
 /// Sony AIBO motion toolkit: turn motion capture into MTN motions for the ERS-210, ERS-220
-/// and ERS-7; read, check, dump, convert and export MTN motions and ODA archives; play
-/// them on a robot over serial or TCP.
+/// and ERS-7; read, check, simulate, dump, convert and export MTN motions and ODA
+/// archives; play them on a robot over serial or TCP, or as user actions on an R-CODE
+/// memory stick.
 #[derive(Debug, Parser)]
 #[command(name = "aibo-motion", version, propagate_version = true)]
 #[command(
@@ -277,6 +278,14 @@ fn json_text(value: &serde_json::Value) -> String {
     let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// Says on stdout what a command wrote, as `build` does (nothing when it wrote to stdout).
+fn say_written(output: &Path, what: &str) -> Result<()> {
+    if fsio::is_stdio(output) {
+        return Ok(());
+    }
+    print_stdout(&format!("wrote {}: {what}\n", output.display()))
 }
 
 /// Prints to stdout, treating a closed pipe as the reader's choice.

@@ -40,9 +40,10 @@ pub struct Target {
     /// TCP address of the robot or a simulated joint server.
     #[arg(long, value_name = "HOST:PORT")]
     pub tcp: Option<String>,
-    /// A robot running R-CODE (port 21002 by default): play the user action NAME stored
-    /// on its stick (`aibo-motion stick add`) through its wireless console.
-    #[arg(long, value_name = "HOST")]
+    /// A robot running R-CODE: play the user action NAME stored on its stick (`aibo-motion
+    /// stick add`) through its wireless console, at HOST (port 21002) or HOST:PORT. Ctrl-C
+    /// sends STOP (R-CODE ends the action first); a second Ctrl-C sends QUIT (at once).
+    #[arg(long, value_name = "HOST[:PORT]")]
     pub rcode: Option<String>,
 }
 

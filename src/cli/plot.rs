@@ -37,5 +37,6 @@ pub fn run(args: Args) -> Result<Outcome> {
     let svg = aibo_motion::plot::svg(&motion, &profile, &title)
         .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
     fsio::write_bytes(&args.output, &[&args.file], svg.as_bytes())?;
+    super::say_written(&args.output, "every joint's angle over time (SVG)")?;
     Ok(Outcome::Success)
 }

@@ -73,5 +73,11 @@ pub fn run(args: Args) -> Result<Outcome> {
     }
     .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
     fsio::write_bytes(&args.output, &[&args.file], text.as_bytes())?;
+    let what = match (html, args.at) {
+        (true, _) => "the robot performing the motion (HTML, animated)".to_string(),
+        (false, Some(at)) => format!("the robot at {at} s (SVG)"),
+        (false, None) => "the robot performing the motion (SVG, animated)".to_string(),
+    };
+    super::say_written(&args.output, &what)?;
     Ok(Outcome::Success)
 }

@@ -98,6 +98,7 @@ pub fn play(host: &str, name: &str, timeout: Duration) -> Result<Outcome> {
         );
     }
     console.send("WAIT")?;
+    let started = std::time::Instant::now();
     // Wait for the action to end; each Ctrl-C meanwhile sends STOP, then QUIT.
     let mut sent = 0;
     loop {
@@ -110,9 +111,20 @@ pub fn play(host: &str, name: &str, timeout: Duration) -> Result<Outcome> {
         }
         sent = now;
         let (word, what) = if sent == 1 {
-            ("STOP", "it stops after the current action")
+            (
+                "STOP",
+                format!(
+                    "R-CODE lets the action play to its end first (it has played {:.0} s; \
+                     the console does not say how long it runs). Press Ctrl-C again to send \
+                     QUIT and stop it now",
+                    started.elapsed().as_secs_f64()
+                ),
+            )
         } else {
-            ("QUIT", "it stops at once; its posture is then undefined")
+            (
+                "QUIT",
+                "it stops at once; its posture is then undefined".to_string(),
+            )
         };
         console.send(word)?;
         eprintln!(

@@ -11,10 +11,11 @@ use serde_json::json;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// Read and check the user actions on a Memory Stick running Sony's R-CODE (its mounted
-/// root, or a folder holding an owner's R-CODE tree). Only the plain user files are
-/// read: the model's MWC catalogue, ACTION.CFG, the MOTION, AUDIO and LED archives and
-/// R-CODE.R; Sony's encrypted files are never touched.
+/// Add, remove, list and check the user actions on a Memory Stick running Sony's R-CODE
+/// (its mounted root, or a folder holding an owner's R-CODE tree); choose what it plays
+/// at boot, and set up its Wi-Fi. Only the plain user files are read and written: the
+/// model's MWC catalogue, ACTION.CFG, the MOTION, AUDIO and LED archives, R-CODE.R and
+/// the wireless set-up; Sony's encrypted files are never touched.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     aibo-motion stick list /media/MEMSTICK\n  \
@@ -103,7 +104,8 @@ pub enum Action {
         /// The network's name.
         #[arg(long)]
         essid: String,
-        /// The WEP key: 5 or 13 characters, or 0x and 10 or 26 hex digits (none: open).
+        /// The WEP key: 5 or 13 characters (WEP-40, WEP-104 as text), or 10 or 26 hex digits
+        /// as a router shows them, with or without 0x (none: an open network).
         #[arg(long, value_name = "KEY")]
         wep: Option<String>,
         /// Take an address from the network's DHCP server (the default).
@@ -231,7 +233,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             let set_up = Wifi {
                 hostname,
                 essid,
-                wep,
+                wep: wep.as_deref().map(wifi::wep_key),
                 channel,
                 address,
             };
@@ -517,6 +519,29 @@ fn kept_in(backup: &Path) -> String {
     }
 }
 
+/// A UTC time as a backup folder's name, `2026-11-23T20-31-52Z` (no `:`, which FAT, a
+/// Memory Stick's file system, does not allow).
+fn utc_stamp(unix_seconds: u64) -> String {
+    let (days, rest) = (unix_seconds / 86_400, unix_seconds % 86_400);
+    // Days to a civil date (Howard Hinnant's algorithm, for the proleptic Gregorian
+    // calendar from 1970 on).
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}-{:02}-{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
 /// Writes `files` (paths below the stick's root) in their order: nothing unless every
 /// one can be written, each file it replaces first copied under
 /// `aibo-motion-backup/<time>/`, each written whole and renamed into place. Returns the
@@ -582,9 +607,11 @@ fn write_changes(stick: &Stick, changed: &[(String, Vec<u8>)], force: bool) -> R
         );
     }
     // A folder of its own for this change, even for two changes within one second.
-    let time = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let time = utc_stamp(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    );
     let backups = "aibo-motion-backup";
     let backup = (1..)
         .map(|k| match k {
@@ -728,4 +755,22 @@ fn free_space(root: &Path) -> Result<u64> {
     }
     fs4::available_space(root)
         .map_err(|e| anyhow::anyhow!("{}: cannot tell its free space: {e}", root.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utc_stamp;
+
+    #[test]
+    fn backup_folders_are_named_by_a_readable_utc_time() {
+        // Known answers (Python's datetime.fromtimestamp(t, UTC)).
+        for (t, want) in [
+            (0, "1970-01-01T00-00-00Z"),
+            (1_795_464_040, "2026-11-23T20-00-40Z"),
+            (951_782_400, "2000-02-29T00-00-00Z"),
+            (4_102_444_799, "2099-12-31T23-59-59Z"),
+        ] {
+            assert_eq!(utc_stamp(t), want);
+        }
+    }
 }

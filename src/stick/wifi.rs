@@ -36,8 +36,8 @@ pub enum WifiError {
     #[error("ESSID {0:?}: 1 to 32 printable ASCII characters")]
     Essid(String),
     #[error(
-        "WEP key: 5 or 13 characters, or 0x and 10 or 26 hexadecimal digits (the AIBO speaks \
-         802.11b: WEP or an open network, no WPA)"
+        "WEP key: 5 or 13 characters, or 10 or 26 hexadecimal digits (with or without 0x; \
+         the AIBO speaks 802.11b: WEP or an open network, no WPA)"
     )]
     Wep,
     #[error("host name {0:?}: 1 to 32 letters, digits or -")]
@@ -50,6 +50,18 @@ pub enum WifiError {
 
 fn printable(s: &str) -> bool {
     s.bytes().all(|b| (0x20..0x7f).contains(&b))
+}
+
+/// A WEP key as the owner gives it, in the form OPEN-R takes: a router shows a hex key
+/// as bare digits (10 for WEP-40, 26 for WEP-104), which OPEN-R wants after `0x`. (A
+/// text key has 5 or 13 characters, so 10 or 26 can only be digits.)
+pub fn wep_key(given: &str) -> String {
+    let bare_hex = matches!(given.len(), 10 | 26) && given.bytes().all(|b| b.is_ascii_hexdigit());
+    if bare_hex {
+        format!("0x{given}")
+    } else {
+        given.to_string()
+    }
 }
 
 /// Whether `key` is a WEP key OPEN-R takes.
@@ -216,6 +228,14 @@ mod tests {
         ] {
             assert!(valid_wep(key), "{key}");
         }
+        // As a router shows a hex key: bare digits.
+        assert_eq!(wep_key("0123456789"), "0x0123456789");
+        assert_eq!(
+            wep_key("0123456789ABCDEF0123456789"),
+            "0x0123456789ABCDEF0123456789"
+        );
+        assert_eq!(wep_key("AIBO2"), "AIBO2");
+        assert_eq!(wep_key("0x0123456789"), "0x0123456789");
         let e = decode(b"ESSID=x\nUSE_DHCP=0\nETHER_IP=10.0.0\n").unwrap_err();
         assert_eq!(
             e.to_string(),

@@ -10,7 +10,7 @@ use std::sync::{mpsc, Arc};
 use std::thread;
 
 use anyhow::{bail, Context, Result};
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use firmware_bridge::sim::{self, Recorder, ServoModel};
 use firmware_bridge::{Bridge, Config, Key, Model};
 
@@ -24,7 +24,11 @@ use firmware_bridge::{Bridge, Config, Key, Model};
 /// path).
 #[derive(Parser)]
 #[command(
-    group(clap::ArgGroup::new("transport").required(true).args(["tcp", "serial", "pty", "rcode"])),
+    name = "aibo-joint-server",
+    group(clap::ArgGroup::new("transport").args(["tcp", "serial", "pty", "rcode"])),
+    override_usage = "aibo-joint-server <--tcp <ADDR>|--serial <DEV>|--pty> --profile <MODEL> [OPTIONS]\n       \
+                      aibo-joint-server --rcode <ADDR> --stick <DIR> [OPTIONS]\n       \
+                      aibo-joint-server --completions <SHELL> | --man",
     version,
     after_help = "Examples:\n  \
     aibo-joint-server --pty --profile ERS-7 --record out.csv\n  \
@@ -56,7 +60,7 @@ struct Args {
     baud: u32,
     /// Robot model: ERS-210, ERS-220, ERS-7 or a design label (DRX-910, DRX-900, DRX-1000).
     /// With --stick, the stick's model unless given.
-    #[arg(long, value_name = "MODEL", required_unless_present = "stick")]
+    #[arg(long, value_name = "MODEL", required_unless_present_any = ["stick", "completions", "man"])]
     profile: Option<String>,
     /// Write every 8 ms frame commanded anew as `t_us,<locator>…` in µrad; `t_us` is on
     /// the robot's clock (8 ms a tick), and holds write nothing.
@@ -81,13 +85,56 @@ struct Args {
     /// Print only errors (not links coming and going, nor state changes).
     #[arg(short, long)]
     quiet: bool,
+    /// Print a shell completion script for aibo-joint-server and exit (install it as the
+    /// README shows for aibo-motion's).
+    #[arg(long, value_name = "SHELL", exclusive = true)]
+    completions: Option<clap_complete::Shell>,
+    /// Print the manual page (roff) and exit: `aibo-joint-server --man >
+    /// ~/.cargo/share/man/man1/aibo-joint-server.1`.
+    #[arg(long, exclusive = true)]
+    man: bool,
 }
 
 fn main() {
     let args = Args::parse();
+    if let Some(shell) = args.completions {
+        let script =
+            aibo_motion::docs::completion(shell, &mut Args::command(), "aibo-joint-server");
+        print_and_exit(&script);
+    }
+    // One of them is required; not as a clap group, which would hold for --man too.
+    let transport = args.tcp.is_some() || args.serial.is_some() || args.pty || args.rcode.is_some();
+    if !(transport || args.man) {
+        Args::command()
+            .error(
+                clap::error::ErrorKind::MissingRequiredArgument,
+                "one of --tcp ADDR, --serial DEV, --pty or --rcode ADDR is needed",
+            )
+            .exit();
+    }
+    if args.man {
+        match aibo_motion::docs::manual_pages(Args::command()) {
+            Ok(pages) => print_and_exit(&pages[0].1),
+            Err(e) => {
+                eprintln!("aibo-joint-server: error: {e}");
+                std::process::exit(2);
+            }
+        }
+    }
     if let Err(e) = serve(args) {
         eprintln!("aibo-joint-server: error: {e:#}");
         std::process::exit(2);
+    }
+}
+
+/// Writes `bytes` to stdout and exits (0, or 2 when stdout fails but for a closed pipe).
+fn print_and_exit(bytes: &[u8]) -> ! {
+    match aibo_motion::fsio::write_bytes(std::path::Path::new("-"), &[], bytes) {
+        Ok(_) => std::process::exit(0),
+        Err(e) => {
+            eprintln!("aibo-joint-server: error: {e}");
+            std::process::exit(2);
+        }
     }
 }
 
