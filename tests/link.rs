@@ -361,7 +361,14 @@ fn ctrl_c_stops_the_motion_exits_130_and_the_robot_holds_then_rests() {
     motion.keyframes[4].frames_before = 300; // a slow stretch to interrupt
     std::fs::write(&file, aibo_motion::mtn::encode(&motion).unwrap()).unwrap();
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
-        .args(["play", file.to_str().unwrap(), "--tcp", &server.address])
+        .args([
+            "play",
+            file.to_str().unwrap(),
+            "--tcp",
+            &server.address,
+            "--stats",
+        ])
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -384,6 +391,9 @@ fn ctrl_c_stops_the_motion_exits_130_and_the_robot_holds_then_rests() {
     assert_eq!(out.status.code(), Some(130), "as shells expect of Ctrl-C");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("stopped by Ctrl-C"), "{stderr}");
+    // The state after the STOP, as the bridge reports it: stopping, not streaming.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("bridge: stopping;"), "{stdout}");
     wait_until(Duration::from_secs(15), || {
         server
             .log
@@ -392,6 +402,16 @@ fn ctrl_c_stops_the_motion_exits_130_and_the_robot_holds_then_rests() {
             .iter()
             .any(|l| l.starts_with("relaxed"))
     });
+    {
+        let log = server.log.lock().unwrap();
+        let states: Vec<&String> = log.iter().filter(|l| l.starts_with("state: ")).collect();
+        let stopping = states.iter().position(|l| *l == "state: stopping");
+        let ramping = states.iter().position(|l| *l == "state: ramping");
+        assert!(
+            stopping.is_some() && stopping < ramping,
+            "a requested stop is reported as such: {states:?}"
+        );
+    }
     let (_, _, rows) = server.stop();
     let model = Model::find("ERS-7").unwrap();
     assert!(

@@ -86,10 +86,12 @@ pub enum State {
     Playing = 2,
     /// Holding a pose (a stream or motion ended, or the host said hold).
     Holding = 3,
-    /// The watchdog holds the last pose: frames stopped, or the host said stop.
+    /// The watchdog holds the last pose: a stream's frames stopped coming.
     Stalled = 4,
     /// The watchdog ramps to the rest posture.
     Ramping = 5,
+    /// The host said STOP: the pose is held `hold_ticks`, then ramps to rest.
+    Stopping = 6,
 }
 
 impl State {
@@ -101,6 +103,7 @@ impl State {
             3 => State::Holding,
             4 => State::Stalled,
             5 => State::Ramping,
+            6 => State::Stopping,
             _ => return None,
         })
     }
@@ -113,6 +116,7 @@ impl State {
             State::Holding => "holding",
             State::Stalled => "stalled",
             State::Ramping => "ramping",
+            State::Stopping => "stopping",
         }
     }
 }
@@ -169,7 +173,7 @@ enum Mode {
     Holding,
     Streaming(Stream),
     Playing(Playback),
-    /// Holding after a stall or a stop, since the given local tick.
+    /// Holding after a STOP, since the given local tick.
     Stopping {
         since: u64,
     },
@@ -250,7 +254,7 @@ impl Bridge {
             Mode::Streaming(s) if s.stalled_since.is_some() => State::Stalled,
             Mode::Streaming(_) => State::Streaming,
             Mode::Playing(_) => State::Playing,
-            Mode::Stopping { .. } => State::Stalled,
+            Mode::Stopping { .. } => State::Stopping,
             Mode::Ramping => State::Ramping,
         }
     }

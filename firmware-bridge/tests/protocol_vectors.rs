@@ -169,3 +169,42 @@ fn every_vector_encodes_to_the_documented_bytes_and_decodes_back() {
 fn the_crc_is_crc16_ibm_3740() {
     assert_eq!(wire::crc16(b"123456789"), 0x29B1);
 }
+
+#[test]
+fn the_states_protocol_md_names_are_the_bridges() {
+    use firmware_bridge::State;
+    let doc = include_str!("../PROTOCOL.md");
+    let states = doc
+        .split("States: ")
+        .nth(1)
+        .and_then(|rest| rest.split(". The bridge sends").next())
+        .expect("PROTOCOL.md lists the states")
+        .replace('\n', " ");
+    // "0 relaxed (gains off), 1 streaming, …": each number and the word after it, the
+    // notes in brackets left out.
+    let mut listed = Vec::new();
+    let mut depth = 0;
+    let mut clean = String::new();
+    for c in states.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ if depth == 0 => clean.push(c),
+            _ => {}
+        }
+    }
+    for item in clean.split(',') {
+        let mut words = item.split_whitespace();
+        let number: u8 = words.next().unwrap().parse().unwrap();
+        listed.push((number, words.next().unwrap().to_string()));
+    }
+    for (number, word) in &listed {
+        let state = State::from_u8(*number).unwrap_or_else(|| panic!("no state {number}"));
+        assert_eq!(state.name(), word, "state {number}");
+    }
+    // And every state of the bridge is listed.
+    let count = (0..=u8::MAX)
+        .filter(|&n| State::from_u8(n).is_some())
+        .count();
+    assert_eq!(listed.len(), count, "{listed:?}");
+}

@@ -209,7 +209,9 @@ impl PlayReport {
         }
         // The motion ran, but the robot did not end holding its last pose.
         match self.status.and_then(|s| State::from_u8(s.state)) {
-            Some(state @ (State::Relaxed | State::Ramping | State::Stalled)) if expected > 0 => {
+            Some(state @ (State::Relaxed | State::Ramping | State::Stalled | State::Stopping))
+                if expected > 0 =>
+            {
                 Some(format!(
                     "the robot did not end the motion holding its last pose: it is {}; {how_much}",
                     state.name()
@@ -548,6 +550,21 @@ async fn interrupted(
     let _ = client.request(&Message::Stop, opts.connect_timeout).await;
     report.ending = Ending::Interrupted;
     report.status = client.last_status;
+    // The state after the STOP (stopping, then ramping), not the one read before it.
+    if client.send(&Message::StatusRequest).is_ok() {
+        let asked = tokio::time::timeout(opts.connect_timeout, async {
+            loop {
+                match client.recv().await {
+                    Ok(Reply::Status(s)) => return Some(s),
+                    Ok(_) => {}
+                    Err(_) => return None,
+                }
+            }
+        });
+        if let Ok(Some(s)) = asked.await {
+            report.status = Some(s);
+        }
+    }
     Ok(report)
 }
 
