@@ -221,3 +221,39 @@ fn a_missing_output_folder_is_named_not_the_temporary_file() {
     );
     assert!(!err.contains(".aibo-motion-"), "{err}");
 }
+
+#[test]
+fn a_batch_folder_is_made_but_not_the_folders_above_it_as_for_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = common::example();
+    let made = dir.path().join("new");
+    let run = common::run(&[
+        "build",
+        example.to_str().unwrap(),
+        "--profile",
+        "ERS-7",
+        "-o",
+        &format!("{}/", made.display()),
+    ]);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    assert!(made.join("nod-and-wave.mtn").is_file());
+    let deeper = dir.path().join("no/such/new/");
+    let run = common::run(&[
+        "build",
+        example.to_str().unwrap(),
+        "--profile",
+        "ERS-7",
+        "-o",
+        &format!("{}/", deeper.display()),
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    let err = common::stderr(&run);
+    assert!(
+        err.contains(&format!(
+            "the folder {} does not exist",
+            dir.path().join("no/such").display()
+        )),
+        "{err}"
+    );
+    assert!(!dir.path().join("no").exists(), "nothing made above it");
+}

@@ -62,7 +62,8 @@ pub struct Args {
     /// inputs build in parallel into the folder `-o` names.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// The MTN file to write (`-` is stdout), or a folder for several inputs.
+    /// The MTN file to write (`-` is stdout), or a folder for several inputs (or one, with
+    /// a trailing `/`). The file or that folder is made; the folders above it must exist.
     #[arg(short, long)]
     pub output: PathBuf,
     /// Replace an output file even when it is read-only (it stays read-only).
@@ -133,8 +134,21 @@ pub fn run(args: Args) -> Result<Outcome> {
     if fsio::is_stdio(&args.output) {
         anyhow::bail!("several inputs need a folder for -o, not stdout");
     }
-    std::fs::create_dir_all(&args.output)
-        .with_context(|| format!("cannot create {}", args.output.display()))?;
+    // -o's own target is made (a file, or this folder); the folders above it must exist,
+    // as for a single output.
+    if !args.output.is_dir() {
+        std::fs::create_dir(&args.output).with_context(|| {
+            format!(
+                "cannot create the folder {}{}",
+                args.output.display(),
+                match args.output.parent() {
+                    Some(p) if !p.as_os_str().is_empty() && !p.is_dir() =>
+                        format!(": the folder {} does not exist", p.display()),
+                    _ => String::new(),
+                }
+            )
+        })?;
+    }
     let outputs: Vec<PathBuf> = args
         .inputs
         .iter()
