@@ -201,8 +201,10 @@ fn sample(
     };
     let step_s = (stride * DENSE_FRAME_MS) as f64 / 1000.0;
     if body == Figure::Physics {
+        let mut frames = simulated(motion, profile, &indices)?;
+        fit_to_views(&mut frames);
         return Ok(Samples {
-            frames: simulated(motion, profile, &indices)?,
+            frames,
             step_s,
             support: None,
         });
@@ -356,6 +358,35 @@ fn paws_svg(
             );
         }
         out.push_str("</circle>\n");
+    }
+}
+
+/// How far from a view's centre a figure may reach, mm at [`SCALE`]: sideways in both
+/// views, and up or down in the top view, clear of its label above and the clock below.
+const ROOM_X_MM: f64 = (VIEW_W * 0.48 - 12.0) / SCALE;
+const ROOM_Y_MM: f64 = (VIEW_H / 2.0 - 40.0) / SCALE;
+
+/// A simulated body travels (it slides, turns, falls): its whole path is centred in the
+/// views, and drawn smaller where it would reach past them or under the clock. The
+/// ground stays at z = 0.
+fn fit_to_views(frames: &mut [Vec<DVec3>]) {
+    let points = || frames.iter().flatten();
+    let (mut lo, mut hi) = (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY));
+    for p in points() {
+        lo = lo.min(*p);
+        hi = hi.max(*p);
+    }
+    if !(lo.is_finite() && hi.is_finite()) {
+        return;
+    }
+    let centre = DVec3::new((lo.x + hi.x) / 2.0, (lo.y + hi.y) / 2.0, 0.0);
+    let half = (hi - lo) / 2.0;
+    let zoom = [ROOM_X_MM / half.x, ROOM_Y_MM / half.y, 1.0]
+        .into_iter()
+        .filter(|z| z.is_finite())
+        .fold(1.0_f64, f64::min);
+    for p in frames.iter_mut().flatten() {
+        *p = (*p - centre) * zoom;
     }
 }
 

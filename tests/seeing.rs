@@ -265,3 +265,111 @@ fn a_motion_of_years_is_drawn_from_samples_and_export_refuses_it() {
     let html = std::fs::read_to_string(dir.path().join("p.html")).unwrap();
     assert!(html_frames(&html).len() <= 1501);
 }
+
+/// Every figure line's ends, over every frame, in an animated preview: `(x, y)` pixels,
+/// the side view's and the top view's apart (a line belongs to the view it starts in).
+/// The figure's lines are the ones with `<animate>` children; the floor, the divider and
+/// the legend are drawn once and closed at once.
+fn figure_points(svg: &str) -> [Vec<(f64, f64)>; 2] {
+    let number = |s: &str| s.parse::<f64>().unwrap();
+    let attribute = |tag: &str, name: &str| {
+        let tag = format!(" {tag}");
+        let start = tag.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        number(&tag[start..start + tag[start..].find('"').unwrap()])
+    };
+    let mut views = [Vec::new(), Vec::new()];
+    for line in svg.split("<line ").skip(1) {
+        let Some((tag, rest)) = line.split_once('>') else {
+            continue;
+        };
+        if tag.ends_with('/') {
+            continue;
+        }
+        let body = &rest[..rest.find("</line>").unwrap()];
+        let values = |name: &str| {
+            let mut all = vec![attribute(tag, name)];
+            for animate in body.split("<animate ").skip(1) {
+                if animate.contains(&format!("attributeName=\"{name}\"")) {
+                    let list = animate.split("values=\"").nth(1).unwrap();
+                    let list = &list[..list.find('"').unwrap()];
+                    all.extend(list.split(';').filter(|v| !v.is_empty()).map(number));
+                }
+            }
+            all
+        };
+        let (x1, y1, x2, y2) = (values("x1"), values("y1"), values("x2"), values("y2"));
+        assert!(x1.len() > 1, "a figure line that never moves: {tag}");
+        let view = usize::from(x1[0] >= 460.0);
+        for i in 0..x1.len() {
+            views[view].push((x1[i], y1[i]));
+            views[view].push((x2[i], y2[i]));
+        }
+    }
+    views
+}
+
+/// A simulated body slides, turns and falls: however far it travels, `preview --physics`
+/// keeps it inside its own view of the 920 × 436 canvas, below the legend, and the top
+/// view clear of the clock at its lower right (issue 22: the top view ran off the canvas
+/// and under the clock).
+fn assert_the_physics_preview_fits(mtn: &Path, svg: &Path) {
+    run_ok(&[
+        "preview",
+        mtn.to_str().unwrap(),
+        "--physics",
+        "-o",
+        svg.to_str().unwrap(),
+    ]);
+    let drawn = std::fs::read_to_string(svg).unwrap();
+    let [side, top] = figure_points(&drawn);
+    assert!(!side.is_empty() && !top.is_empty());
+    let name = mtn.display();
+    for &(x, y) in &side {
+        assert!(
+            (0.0..=460.0).contains(&x) && (36.0..=436.0).contains(&y),
+            "{name}: the side view draws at ({x}, {y})"
+        );
+    }
+    for &(x, y) in &top {
+        assert!(
+            (460.0..=920.0).contains(&x) && (36.0..=436.0).contains(&y),
+            "{name}: the top view draws at ({x}, {y})"
+        );
+        // The clock: its bar and times span x 720–908 and y 404–436.
+        assert!(
+            !(x > 720.0 && y > 404.0),
+            "{name}: the top view draws under the clock at ({x}, {y})"
+        );
+    }
+}
+
+#[test]
+fn a_physics_preview_keeps_the_fallen_example_inside_its_views() {
+    let dir = tempfile::tempdir().unwrap();
+    // Unbalanced, the example tips forward onto its chest and slides.
+    let mtn = dir.path().join("off.mtn");
+    common::build_file(&common::example(), "ERS-7", &["--balance", "off"], &mtn);
+    assert_the_physics_preview_fits(&mtn, &dir.path().join("off.svg"));
+}
+
+#[test]
+#[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
+fn a_physics_preview_keeps_every_real_take_inside_its_views() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut takes = 0;
+    for entry in std::fs::read_dir(common::shared("mocap-samples").join("bvh")).unwrap() {
+        let bvh = entry.unwrap().path();
+        let Some(stem) = bvh
+            .file_stem()
+            .filter(|_| bvh.extension() == Some("bvh".as_ref()))
+        else {
+            continue;
+        };
+        // Most fall unbalanced, and the walks travel furthest.
+        let mtn = dir.path().join(stem).with_extension("mtn");
+        common::build_file(&bvh, "ERS-7", &["--balance", "off"], &mtn);
+        assert_the_physics_preview_fits(&mtn, &dir.path().join("p.svg"));
+        takes += 1;
+    }
+    assert!(takes >= 10, "{takes} takes");
+}
