@@ -6,8 +6,10 @@
 //! it reaches a servo, and the **watchdog** takes over when a stream stops: hold the last
 //! pose, then ramp slowly to the rest posture, then relax.
 //!
-//! Memory is bounded: the decoder and jitter buffer are fixed arrays; stored motions are
-//! capped in number and size by [`Config`].
+//! Memory is bounded: the decoder, the jitter buffer and the reply scratch are fixed
+//! arrays, made once on the heap with the bridge; stored motions are capped in number and
+//! size by [`Config`]. The bridge itself is small (under 1 KB) and its calls use little
+//! stack: a program on the robot runs them on a fixed stack of a few KB.
 
 use crate::message::{
     ack, Angles, Counters, Identity, JointInfo, Message, Status, StoredNames, StreamFrame,
@@ -19,6 +21,8 @@ use crate::sony;
 use crate::store::Store;
 use crate::wire::{self, AuthError, Decoder, Signing, MAX_ENCODED};
 use crate::wire::{MAX_JOINTS, PROTOCOL_VERSION};
+use alloc::boxed::Box;
+use alloc::vec;
 
 /// Slack on limits, µrad: Sony's tools used π ≈ 3.1416, so their 122° sits 4 µrad past
 /// the exact limit; the host's `check` allows the same.
@@ -180,12 +184,21 @@ enum Mode {
     Ramping,
 }
 
+/// Room to encode one reply.
+#[derive(Debug, Clone)]
+struct Scratch {
+    payload: [u8; wire::MAX_PAYLOAD],
+    out: [u8; MAX_ENCODED],
+}
+
 /// The robot-side endpoint. See the module documentation.
 #[derive(Debug, Clone)]
 pub struct Bridge {
     model: &'static Model,
     config: Config,
-    decoder: Decoder,
+    /// On the heap (700 bytes); `receive` takes it out while it hands frames to the
+    /// bridge, and puts it back: it is `None` only inside `receive`.
+    decoder: Option<Box<Decoder>>,
     replay: ReplayGuard,
     counters: Counters,
     last_rx_seq: Option<u16>,
@@ -195,7 +208,10 @@ pub struct Bridge {
     mode: Mode,
     /// The pose last commanded; while relaxed, where the servos are.
     applied: Angles,
-    buffer: [Option<StreamFrame>; MAX_BUFFER_FRAMES],
+    /// The jitter buffer, [`MAX_BUFFER_FRAMES`] long, on the heap (9 KB).
+    buffer: Box<[Option<StreamFrame>]>,
+    /// Where a reply is encoded, on the heap rather than the stack.
+    scratch: Box<Scratch>,
     store: Store,
     reported: State,
     /// The challenge set at the last `HELLO`, and how many have been set.
@@ -221,7 +237,7 @@ impl Bridge {
         Bridge {
             model,
             config,
-            decoder: Decoder::new(),
+            decoder: Some(Box::default()),
             replay: ReplayGuard::default(),
             counters: Counters::default(),
             last_rx_seq: None,
@@ -230,7 +246,11 @@ impl Bridge {
             now: 0,
             mode: Mode::Relaxed,
             applied,
-            buffer: [None; MAX_BUFFER_FRAMES],
+            buffer: vec![None; MAX_BUFFER_FRAMES].into_boxed_slice(),
+            scratch: Box::new(Scratch {
+                payload: [0; wire::MAX_PAYLOAD],
+                out: [0; MAX_ENCODED],
+            }),
             store: Store::default(),
             reported: State::Relaxed,
             challenge: [0; CHALLENGE_LEN],
@@ -277,7 +297,9 @@ impl Bridge {
     /// The link went away (a TCP connection closed). A stream then stalls and the
     /// watchdog takes over; a stored motion plays on. The next link starts afresh.
     pub fn link_lost(&mut self) {
-        self.decoder = Decoder::new();
+        if let Some(decoder) = &mut self.decoder {
+            decoder.reset();
+        }
         self.last_rx_seq = None;
         self.answered = false;
     }
@@ -290,12 +312,14 @@ impl Bridge {
 
     /// Takes received bytes; answers (encoded frames) go to `reply`.
     pub fn receive(&mut self, bytes: &[u8], reply: &mut dyn FnMut(&[u8])) {
-        let mut decoder = core::mem::take(&mut self.decoder);
+        let Some(mut decoder) = self.decoder.take() else {
+            return;
+        };
         decoder.feed(bytes, |raw| match raw {
             Ok(raw) => self.receive_frame(raw, reply),
             Err(_) => self.counters.bad = self.counters.bad.wrapping_add(1),
         });
-        self.decoder = decoder;
+        self.decoder = Some(decoder);
     }
 
     fn receive_frame(&mut self, raw: &[u8], reply: &mut dyn FnMut(&[u8])) {
@@ -374,7 +398,7 @@ impl Bridge {
                 return;
             }
             Message::StreamStart { first_tick, .. } => {
-                self.buffer = [None; MAX_BUFFER_FRAMES];
+                self.buffer.fill(None);
                 self.mode = Mode::Streaming(Stream {
                     anchor: self.now + u64::from(self.config.latency_ticks),
                     first_tick,
@@ -768,8 +792,8 @@ impl Bridge {
     }
 
     fn send(&mut self, m: &Message<'_>, reply: &mut dyn FnMut(&[u8])) {
-        let mut payload = [0u8; wire::MAX_PAYLOAD];
-        let n = m.encode(&mut payload);
+        let Scratch { payload, out } = &mut *self.scratch;
+        let n = m.encode(payload);
         self.tx_seq = self.tx_seq.wrapping_add(1);
         // A bridge has no wall clock: its timestamps follow the host's (as MAVLink's do).
         self.tx_timestamp = (self.tx_timestamp + 1).max(self.replay.newest());
@@ -778,9 +802,7 @@ impl Bridge {
             link: self.config.link,
             timestamp: self.tx_timestamp,
         });
-        let mut out = [0u8; MAX_ENCODED];
-        if let Some(len) = wire::encode_frame(self.tx_seq, m.id(), &payload[..n], signing, &mut out)
-        {
+        if let Some(len) = wire::encode_frame(self.tx_seq, m.id(), &payload[..n], signing, out) {
             reply(&out[..len]);
         }
     }

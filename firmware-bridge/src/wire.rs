@@ -243,6 +243,12 @@ impl Decoder {
         Self::default()
     }
 
+    /// Forgets a partly received frame, as a new link starts.
+    pub fn reset(&mut self) {
+        self.len = 0;
+        self.overflowed = false;
+    }
+
     /// Feeds bytes; calls `on_frame` with each complete frame's decoded bytes (not yet
     /// checked: see [`parse_frame`]) or the error that ended it.
     pub fn feed(&mut self, bytes: &[u8], mut on_frame: impl FnMut(Result<&[u8], FrameError>)) {
