@@ -1,14 +1,19 @@
 //! Tells the tests whether the robot build can run here: it needs the cross binutils
-//! (Debian's binutils-mipsel-linux-gnu) and rust-src. Without them the test that runs it
-//! shows as ignored, never as passed.
+//! (Debian's binutils-mipsel-linux-gnu) and rust-src; the differential test also needs
+//! gcc, gcc-mipsel-linux-gnu and qemu-user. Without them those tests show as ignored,
+//! never as passed.
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(can_build_robot)");
+    println!("cargo::rustc-check-cfg=cfg(can_replay_on_mips)");
     println!("cargo::rerun-if-env-changed=PATH");
-    let binutils = std::process::Command::new("mipsel-linux-gnu-objdump")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let runs = |tool: &str| {
+        std::process::Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    let binutils = runs("mipsel-linux-gnu-objdump");
     let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
     let rust_src = std::process::Command::new(rustc)
         .args(["--print", "sysroot"])
@@ -22,5 +27,8 @@ fn main() {
         });
     if binutils && rust_src {
         println!("cargo::rustc-cfg=can_build_robot");
+        if runs("cc") && runs("mipsel-linux-gnu-gcc") && runs("qemu-mipsel") {
+            println!("cargo::rustc-cfg=can_replay_on_mips");
+        }
     }
 }

@@ -57,16 +57,19 @@ const TOOLS: [&str; 4] = [
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("robot") => match robot() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => {
-                eprintln!("error: {e}");
-                ExitCode::FAILURE
+        Some(task @ ("robot" | "replay")) => {
+            let done = if task == "robot" { robot() } else { replay() };
+            match done {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::FAILURE
+                }
             }
-        },
+        }
         _ => {
             eprintln!(
-                "usage: cargo xtask robot\n\n  robot   build the bridge core for the AIBO's CPU (target/robot/) and check it:\n          ELF flags, MIPS I/II instructions, relocations, sections, stack use.\n          Needs rust-src (rustup component add rust-src) and Debian's\n          binutils-mipsel-linux-gnu."
+                "usage: cargo xtask robot|replay\n\n  robot   build the bridge core for the AIBO's CPU (target/robot/) and check it:\n          ELF flags, MIPS I/II instructions, relocations, sections, stack use.\n          Needs rust-src (rustup component add rust-src) and Debian's\n          binutils-mipsel-linux-gnu.\n  replay  build the replay harness twice: natively, and as a static mipsel Linux\n          executable linked with the object `robot` checked (run it under\n          qemu-mipsel). Needs gcc and Debian's gcc-mipsel-linux-gnu."
             );
             ExitCode::from(2)
         }
@@ -112,7 +115,7 @@ fn robot() -> Result<(), String> {
         // panic = abort.
         .env(
             "CARGO_ENCODED_RUSTFLAGS",
-            "-Cllvm-args=-mips-jalr-reloc=false\x1f-Cforce-unwind-tables=no",
+            "-Cllvm-args=-mips-jalr-reloc=false\x1f-Cforce-unwind-tables=no\x1f-Cjump-tables=no",
         )
         .args([
             "build",
@@ -162,6 +165,73 @@ fn robot() -> Result<(), String> {
     )
     .map_err(|e| e.to_string())?;
     check(&object)
+}
+
+/// The replay harness (`firmware-bridge/capi/harness/replay.c`), twice: natively, over the
+/// core built `no_std` for the host as for the robot, and for mipsel Linux, over the very
+/// object `robot` checked. `target/robot/replay-native` and `target/robot/replay-mipsel`.
+fn replay() -> Result<(), String> {
+    robot()?;
+    let root = root();
+    let out_dir = root.join("target/robot");
+    let host = host_triple()?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let built = Command::new(&cargo)
+        .current_dir(&root)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("CARGO_ENCODED_RUSTFLAGS", "-Cpanic=abort")
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "firmware-bridge-capi",
+            "--features",
+            "robot",
+        ])
+        .args(["-Zbuild-std=core,alloc", "--target", &host, "--target-dir"])
+        .arg(root.join("target/robot-host"))
+        .status()
+        .map_err(|e| format!("cargo could not run: {e}"))?;
+    if !built.success() {
+        return Err("the host's no_std build of the core failed".into());
+    }
+    let harness = root.join("firmware-bridge/capi/harness/replay.c");
+    let include = root.join("firmware-bridge/capi");
+    let host_library = root.join(format!("target/robot-host/{host}/release/libaibo_bridge.a"));
+    for (compiler, library, exe, extra) in [
+        ("cc", host_library, "replay-native", None),
+        (
+            "mipsel-linux-gnu-gcc",
+            out_dir.join("aibo_bridge.o"),
+            "replay-mipsel",
+            Some("-static"),
+        ),
+    ] {
+        let mut cc = Command::new(compiler);
+        cc.args(["-O2", "-Wall", "-Wextra", "-Werror", "-std=c99"])
+            .arg("-I")
+            .arg(&include)
+            .arg(&harness)
+            .arg(&library)
+            .arg("-o")
+            .arg(out_dir.join(exe));
+        cc.args(extra);
+        output(&mut cc)
+            .map_err(|e| format!("{compiler}: {e} (Debian: gcc, gcc-mipsel-linux-gnu)"))?;
+        println!("built {}", out_dir.join(exe).display());
+    }
+    Ok(())
+}
+
+/// The host's target triple, as rustc names it.
+fn host_triple() -> Result<String, String> {
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let version = output(Command::new(rustc).arg("-vV"))?;
+    version
+        .lines()
+        .find_map(|l| l.strip_prefix("host: "))
+        .map(str::to_string)
+        .ok_or_else(|| "rustc -vV names no host".into())
 }
 
 /// Every check of the object; prints what it found, and fails on the first fault class.
