@@ -63,6 +63,15 @@ void aibo_bridge_free(AiboBridge *bridge);
 /* The model's joint count: the length of a pose (0 for NULL). */
 size_t aibo_bridge_joints(const AiboBridge *bridge);
 
+/* Joint `index`'s OPEN-R locator ("PRM:/r1/c1-Joint2:11"), for OPENR::OpenPrimitive:
+ * copies at most `cap` bytes (no terminator) into `out`, returns its whole length; 0 past
+ * the last joint. */
+size_t aibo_bridge_joint_locator(const AiboBridge *bridge, size_t index, uint8_t *out,
+                                 size_t cap);
+
+/* 1 when joint `index` is a binary output (an ear: OPEN-R's states 0 and 1), else 0. */
+uint32_t aibo_bridge_joint_binary(const AiboBridge *bridge, size_t index);
+
 /* Takes received bytes, any amount, split anywhere; replies go to `reply` (may be NULL). */
 void aibo_bridge_receive(AiboBridge *bridge, const uint8_t *bytes, size_t len,
                          aibo_bridge_reply_fn reply, void *context);

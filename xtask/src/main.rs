@@ -15,8 +15,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 /// The C interface's functions: the entry points whose stack use is checked.
-pub const ENTRY_POINTS: [&str; 9] = [
+pub const ENTRY_POINTS: [&str; 11] = [
     "aibo_bridge_new",
+    "aibo_bridge_joint_locator",
+    "aibo_bridge_joint_binary",
     "aibo_bridge_free",
     "aibo_bridge_joints",
     "aibo_bridge_receive",

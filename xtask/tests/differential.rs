@@ -446,7 +446,11 @@ fn run(program: &[&Path], script: &str) -> String {
     writer.join().unwrap();
     let printed = String::from_utf8_lossy(&out.stdout);
     let last: Vec<&str> = printed.lines().rev().take(3).collect();
-    assert!(out.status.success(), "{program:?}: {:?}, last lines {last:?}", out.status);
+    assert!(
+        out.status.success(),
+        "{program:?}: {:?}, last lines {last:?}",
+        out.status
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 

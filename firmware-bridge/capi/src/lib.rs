@@ -152,6 +152,44 @@ pub unsafe extern "C" fn aibo_bridge_joints(bridge: *const AiboBridge) -> usize 
     unsafe { bridge.as_ref() }.map_or(0, |b| b.bridge.applied().len())
 }
 
+/// Joint `index`'s OPEN-R locator (`PRM:/r1/c1-Joint2:11`): copies at most `cap` bytes,
+/// no terminator, into `out` and returns its whole length; 0 for an index past the last.
+///
+/// # Safety
+/// `bridge` must be null or a live bridge, `out` null or `cap` writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn aibo_bridge_joint_locator(
+    bridge: *const AiboBridge,
+    index: usize,
+    out: *mut u8,
+    cap: usize,
+) -> usize {
+    // SAFETY: null or live, as the caller promises.
+    let Some(joint) = (unsafe { bridge.as_ref() }).and_then(|b| b.bridge.model().joints.get(index))
+    else {
+        return 0;
+    };
+    let locator = joint.locator.as_bytes();
+    if !out.is_null() {
+        let n = locator.len().min(cap);
+        // SAFETY: n <= cap writable bytes; the locator is n readable bytes.
+        unsafe { core::ptr::copy_nonoverlapping(locator.as_ptr(), out, n) };
+    }
+    locator.len()
+}
+
+/// Whether joint `index` is a binary output (an ear: OPEN-R's states 0 and 1), 1 or 0;
+/// 0 for an index past the last.
+///
+/// # Safety
+/// `bridge` must be null or a live bridge.
+#[no_mangle]
+pub unsafe extern "C" fn aibo_bridge_joint_binary(bridge: *const AiboBridge, index: usize) -> u32 {
+    // SAFETY: null or live, as the caller promises.
+    let joint = unsafe { bridge.as_ref() }.and_then(|b| b.bridge.model().joints.get(index));
+    joint.map_or(0, |j| u32::from(j.binary))
+}
+
 /// Takes received bytes (any amount, any split); replies go to `reply`.
 ///
 /// # Safety

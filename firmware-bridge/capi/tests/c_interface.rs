@@ -278,11 +278,46 @@ fn the_header_declares_exactly_the_exported_functions() {
         .filter(|n| !embedder.contains(n))
         .collect();
     assert_eq!(ours, exported_ours);
-    assert_eq!(ours.len(), 9);
+    assert_eq!(ours.len(), 11);
     for e in embedder {
         assert!(
             declared.contains(e) && lib.contains(&format!("fn {e}(")),
             "{e}"
         );
+    }
+}
+
+#[test]
+fn every_joints_locator_and_kind_come_through_for_opening_its_primitive() {
+    for model in firmware_bridge::MODELS {
+        unsafe {
+            let b = aibo_bridge_new(
+                model.name.as_ptr(),
+                model.name.len(),
+                [5u8; 32].as_ptr(),
+                std::ptr::null(),
+                1,
+                16,
+                std::ptr::null(),
+                0,
+            );
+            for (i, joint) in model.joints.iter().enumerate() {
+                let mut buf = [0u8; 64];
+                let n = aibo_bridge_joint_locator(b, i, buf.as_mut_ptr(), buf.len());
+                assert_eq!(&buf[..n], joint.locator.as_bytes());
+                // A short buffer gets the start, and the whole length is still told.
+                let mut short = [0u8; 4];
+                assert_eq!(aibo_bridge_joint_locator(b, i, short.as_mut_ptr(), 4), n);
+                assert_eq!(&short, &joint.locator.as_bytes()[..4]);
+                assert_eq!(aibo_bridge_joint_binary(b, i), u32::from(joint.binary));
+            }
+            let past = model.joints.len();
+            assert_eq!(
+                aibo_bridge_joint_locator(b, past, std::ptr::null_mut(), 0),
+                0
+            );
+            assert_eq!(aibo_bridge_joint_binary(b, past), 0);
+            aibo_bridge_free(b);
+        }
     }
 }
