@@ -193,6 +193,12 @@ fn a_built_motion_on_a_stick_plays_over_the_console_after_the_walk_to_its_postur
     let out = common::run(&["play", "--rcode", &robot.address, "nod_wave"]);
     assert!(out.status.success(), "{}", common::stderr(&out));
     assert!(common::stderr(&out).contains("played nod_wave"));
+    // The robot's lines are shown, but not the blank ones between them.
+    assert!(
+        !common::stderr(&out).lines().any(|l| l.trim_end() == "robot:"),
+        "{}",
+        common::stderr(&out)
+    );
     robot.wait_for("nod_wave: ended");
     // A walk, then the motion frame for frame as Sony's player interpolates it (the
     // hold between them can be shorter than a frame, so the rows are counted).

@@ -73,6 +73,9 @@ pub fn play(host: &str, name: &str, timeout: Duration) -> Result<Outcome> {
     let failures = std::cell::RefCell::new(Vec::<String>::new());
     let first_failure = || failures.borrow().first().cloned();
     let mut heard = |line: &str| {
+        if line.trim().is_empty() {
+            return;
+        }
         eprintln!("robot: {}", shown(line));
         let mut kept = failures.borrow_mut();
         if is_error(line) && kept.len() < MAX_FAILURES {
