@@ -6,6 +6,7 @@
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(can_build_robot)");
     println!("cargo::rustc-check-cfg=cfg(can_replay_on_mips)");
+    println!("cargo::rustc-check-cfg=cfg(can_build_openr_host)");
     println!("cargo::rerun-if-env-changed=PATH");
     let runs = |tool: &str| {
         std::process::Command::new(tool)
@@ -25,6 +26,9 @@ fn main() {
                 .join("lib/rustlib/src/rust/library/core")
                 .is_dir()
         });
+    if rust_src && runs("c++") {
+        println!("cargo::rustc-cfg=can_build_openr_host");
+    }
     if binutils && rust_src {
         println!("cargo::rustc-cfg=can_build_robot");
         if runs("cc") && runs("mipsel-linux-gnu-gcc") && runs("qemu-mipsel") {

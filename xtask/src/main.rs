@@ -59,8 +59,12 @@ const TOOLS: [&str; 4] = [
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some(task @ ("robot" | "replay")) => {
-            let done = if task == "robot" { robot() } else { replay() };
+        Some(task @ ("robot" | "replay" | "openr-host")) => {
+            let done = match task {
+                "robot" => robot(),
+                "replay" => replay(),
+                _ => openr_host(),
+            };
             match done {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
@@ -71,7 +75,7 @@ fn main() -> ExitCode {
         }
         _ => {
             eprintln!(
-                "usage: cargo xtask robot|replay\n\n  robot   build the bridge core for the AIBO's CPU (target/robot/) and check it:\n          ELF flags, MIPS I/II instructions, relocations, sections, stack use.\n          Needs rust-src (rustup component add rust-src) and Debian's\n          binutils-mipsel-linux-gnu.\n  replay  build the replay harness twice: natively, and as a static mipsel Linux\n          executable linked with the object `robot` checked (run it under\n          qemu-mipsel). Needs gcc and Debian's gcc-mipsel-linux-gnu."
+                "usage: cargo xtask robot|replay|openr-host\n\n  robot   build the bridge core for the AIBO's CPU (target/robot/) and check it:\n          ELF flags, MIPS I/II instructions, relocations, sections, stack use.\n          Needs rust-src (rustup component add rust-src) and Debian's\n          binutils-mipsel-linux-gnu.\n  replay  build the replay harness twice: natively, and as a static mipsel Linux\n          executable linked with the object `robot` checked (run it under\n          qemu-mipsel). Needs gcc and Debian's gcc-mipsel-linux-gnu.\n  openr-host\n          build the OPEN-R object (firmware-bridge/openr) on the host against\n          our stand-ins for the SDK, with a driver the tests script. Needs g++\n          and rust-src."
             );
             ExitCode::from(2)
         }
@@ -176,30 +180,9 @@ fn replay() -> Result<(), String> {
     robot()?;
     let root = root();
     let out_dir = root.join("target/robot");
-    let host = host_triple()?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let built = Command::new(&cargo)
-        .current_dir(&root)
-        .env("RUSTC_BOOTSTRAP", "1")
-        .env("CARGO_ENCODED_RUSTFLAGS", "-Cpanic=abort")
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "firmware-bridge-capi",
-            "--features",
-            "robot",
-        ])
-        .args(["-Zbuild-std=core,alloc", "--target", &host, "--target-dir"])
-        .arg(root.join("target/robot-host"))
-        .status()
-        .map_err(|e| format!("cargo could not run: {e}"))?;
-    if !built.success() {
-        return Err("the host's no_std build of the core failed".into());
-    }
+    let host_library = host_library()?;
     let harness = root.join("firmware-bridge/capi/harness/replay.c");
     let include = root.join("firmware-bridge/capi");
-    let host_library = root.join(format!("target/robot-host/{host}/release/libaibo_bridge.a"));
     for (compiler, library, exe, extra) in [
         ("cc", host_library, "replay-native", None),
         (
@@ -223,6 +206,60 @@ fn replay() -> Result<(), String> {
         println!("built {}", out_dir.join(exe).display());
     }
     Ok(())
+}
+
+/// The OPEN-R object (`firmware-bridge/openr/BridgeObject.cc`) built on the host against
+/// our stand-ins for the SDK (`openr/host/`), with the driver the tests script, as C++98
+/// (the SDK's gcc 3.3 takes no later C++): `target/robot/openr-host`.
+fn openr_host() -> Result<(), String> {
+    let root = root();
+    let library = host_library()?;
+    let openr = root.join("firmware-bridge/openr");
+    let exe = root.join("target/robot/openr-host");
+    std::fs::create_dir_all(root.join("target/robot")).map_err(|e| e.to_string())?;
+    let mut cxx = Command::new("c++");
+    cxx.args(["-std=c++98", "-O1", "-Wall", "-Wextra", "-Werror"]);
+    for include in ["openr/host/include", "openr/host", "openr", "capi"] {
+        cxx.arg("-I")
+            .arg(root.join("firmware-bridge").join(include));
+    }
+    cxx.arg(openr.join("BridgeObject.cc"))
+        .arg(openr.join("host/standin.cc"))
+        .arg(openr.join("host/drive.cc"))
+        .arg(&library)
+        .arg("-o")
+        .arg(&exe);
+    output(&mut cxx).map_err(|e| format!("c++: {e}"))?;
+    println!("built {}", exe.display());
+    Ok(())
+}
+
+/// The core built `no_std` for the host as for the robot (the embedder's allocation and
+/// abort, panic = abort): the library the native harnesses link.
+fn host_library() -> Result<PathBuf, String> {
+    let root = root();
+    let host = host_triple()?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let built = Command::new(&cargo)
+        .current_dir(&root)
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env("CARGO_ENCODED_RUSTFLAGS", "-Cpanic=abort")
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "firmware-bridge-capi",
+            "--features",
+            "robot",
+        ])
+        .args(["-Zbuild-std=core,alloc", "--target", &host, "--target-dir"])
+        .arg(root.join("target/robot-host"))
+        .status()
+        .map_err(|e| format!("cargo could not run: {e}"))?;
+    if !built.success() {
+        return Err("the host's no_std build of the core failed".into());
+    }
+    Ok(root.join(format!("target/robot-host/{host}/release/libaibo_bridge.a")))
 }
 
 /// The host's target triple, as rustc names it.
