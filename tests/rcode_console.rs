@@ -195,7 +195,9 @@ fn a_built_motion_on_a_stick_plays_over_the_console_after_the_walk_to_its_postur
     assert!(common::stderr(&out).contains("played nod_wave"));
     // The robot's lines are shown, but not the blank ones between them.
     assert!(
-        !common::stderr(&out).lines().any(|l| l.trim_end() == "robot:"),
+        !common::stderr(&out)
+            .lines()
+            .any(|l| l.trim_end() == "robot:"),
         "{}",
         common::stderr(&out)
     );
