@@ -147,8 +147,9 @@ impl Relay {
             let mut first = true;
             while let Ok((host, _)) = listener.accept() {
                 if !first {
-                    // The link takes a while to come back: frames fall due meanwhile.
-                    std::thread::sleep(Duration::from_millis(150));
+                    // The link takes a while to come back (longer than the 192 ms each
+                    // frame is sent ahead): frames fall due meanwhile.
+                    std::thread::sleep(Duration::from_millis(400));
                 }
                 let cut = relay(host, &server, &mut |b: &mut [u8]| !first || mangle(b));
                 first = false;

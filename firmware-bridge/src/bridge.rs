@@ -78,6 +78,23 @@ impl Default for Config {
     }
 }
 
+impl Config {
+    /// The bridge embedded through the C interface, as the OPEN-R object runs it on an AIBO
+    /// (`firmware-bridge/openr`): a Wi-Fi link delays, bunches and stalls frames, so the
+    /// whole jitter buffer (512 ms) and a stream start 320 ms after its STREAM_START (the
+    /// host then sends each frame 384 ms ahead); and a store of 4 motions of up to 2048
+    /// keyframes, well inside an ERS-210's 32 MB.
+    pub fn robot() -> Config {
+        Config {
+            buffer_frames: MAX_BUFFER_FRAMES as u8,
+            latency_ticks: 40,
+            motion_slots: 4,
+            max_keyframes: 2048,
+            ..Config::default()
+        }
+    }
+}
+
 /// The bridge's state, as status messages report it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]

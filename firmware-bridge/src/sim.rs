@@ -300,6 +300,27 @@ impl Lateness {
     }
 }
 
+/// How the clock wakes the bridge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timing {
+    /// One tick every 8 ms, as a microcontroller's timer runs it.
+    Servo,
+    /// Four ticks back to back every 32 ms, as the OPEN-R object runs it: OVirtualRobotComm
+    /// asks for a vector of four 8 ms frames at a time (`firmware-bridge/openr`). Bytes
+    /// reach the bridge as they arrive, between the wake-ups.
+    Openr,
+}
+
+impl Timing {
+    /// Ticks run at each wake-up.
+    pub fn ticks_per_wakeup(self) -> u64 {
+        match self {
+            Timing::Servo => 1,
+            Timing::Openr => 4,
+        }
+    }
+}
+
 /// Runs the bridge on an 8 ms clock until `stop` is set; returns what it saw.
 /// State changes are logged through `log` (a line each).
 pub fn run(
@@ -310,7 +331,16 @@ pub fn run(
     stop: Arc<AtomicBool>,
     log: &mut dyn FnMut(&str),
 ) -> io::Result<RunReport> {
-    run_watching(bridge, servos, events, recorder, stop, log, &mut |_, _| {})
+    run_watching(
+        bridge,
+        servos,
+        events,
+        recorder,
+        stop,
+        Timing::Servo,
+        log,
+        &mut |_, _| {},
+    )
 }
 
 /// What [`run_watching`] hands each tick's output to, with the log.
@@ -318,12 +348,14 @@ pub type Watcher<'a> = dyn FnMut(&Output<'_>, &mut dyn FnMut(&str)) + 'a;
 
 /// [`run`], handing every tick's output to `watch` as well (with the log), as a simulated
 /// body that the servos move does.
+#[allow(clippy::too_many_arguments)]
 pub fn run_watching(
     bridge: &mut Bridge,
     servos: &mut ServoModel,
     events: Receiver<LinkEvent>,
     mut recorder: Option<Recorder>,
     stop: Arc<AtomicBool>,
+    timing: Timing,
     log: &mut dyn FnMut(&str),
     watch: &mut Watcher<'_>,
 ) -> io::Result<RunReport> {
@@ -338,6 +370,7 @@ pub fn run_watching(
     let mut last_state = bridge.state();
     // An event that arrived after the tick at hand, kept for its own tick.
     let mut waiting: Option<LinkEvent> = None;
+    let batch = timing.ticks_per_wakeup();
     while !stop.load(Ordering::Relaxed) {
         let deadline = start + tick * report.ticks as u32;
         // Hand over what has arrived up to this tick's deadline. On a busy machine this
@@ -364,27 +397,29 @@ pub fn run_watching(
         report
             .lateness
             .add(Instant::now().saturating_duration_since(deadline));
-        let output = bridge.tick(&mut |bytes| link.outbox.extend_from_slice(bytes));
-        servos.follow(&output);
-        watch(&output, log);
-        if let Some(r) = &mut recorder {
-            let before = r.rows;
-            r.record(&output)?;
-            if r.rows != before {
-                r.flush()?;
+        for _ in 0..batch {
+            let output = bridge.tick(&mut |bytes| link.outbox.extend_from_slice(bytes));
+            servos.follow(&output);
+            watch(&output, log);
+            if let Some(r) = &mut recorder {
+                let before = r.rows;
+                r.record(&output)?;
+                if r.rows != before {
+                    r.flush()?;
+                }
+            }
+            bridge.set_measured(servos.position());
+            report.ticks += 1;
+            let state = bridge.state();
+            if state != last_state {
+                log(&format!("state: {}", state.name()));
+                if state == State::Relaxed {
+                    log("relaxed: gains off at the rest posture");
+                }
+                last_state = state;
             }
         }
-        bridge.set_measured(servos.position());
-        report.ticks += 1;
         link.send_outbox();
-        let state = bridge.state();
-        if state != last_state {
-            log(&format!("state: {}", state.name()));
-            if state == State::Relaxed {
-                log("relaxed: gains off at the rest posture");
-            }
-            last_state = state;
-        }
     }
     if let Some(r) = &mut recorder {
         r.flush()?;

@@ -5,9 +5,11 @@
 //! the rest (tokio's timers are millisecond-grained and round up: measured p99 lateness
 //! 3–6 ms; sleep-then-spin gives well under 1 ms). Deadlines are `due₀ + k × 16 ms −
 //! ahead`, never "16 ms after the last", so the schedule cannot drift. Each frame leaves
-//! `ahead` (half the bridge's jitter buffer, 128 ms by default) before the robot applies
-//! it, so a host the machine's load holds up for less than that loses nothing; a frame
-//! whose moment has passed at the robot is skipped, never sent late.
+//! `ahead` (three quarters of the bridge's jitter buffer: 192 ms for the simulated
+//! server's 16 frames, 384 ms for the robot's 32) before the robot applies it, so a host
+//! the machine's load or a Wi-Fi stall holds up for less than that loses nothing, and the
+//! last quarter takes frames that arrive early; a frame whose moment has passed at the
+//! robot is skipped, never sent late.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -368,7 +370,7 @@ impl Schedule {
             first,
             due: now + latency,
             started: now,
-            ahead: (buffer / 2).min(Duration::from_millis(128)),
+            ahead: buffer * 3 / 4,
         }
     }
 

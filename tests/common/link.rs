@@ -33,6 +33,17 @@ pub enum Transport {
 
 impl Server {
     pub fn start(model: &str, config: Config, transport: Transport) -> Server {
+        Server::start_timed(model, config, transport, sim::Timing::Servo)
+    }
+
+    /// [`Server::start`] with the clock woken as `timing` says (`Timing::Openr`: four
+    /// ticks every 32 ms, as the robot's OPEN-R object runs).
+    pub fn start_timed(
+        model: &str,
+        config: Config,
+        transport: Transport,
+        timing: sim::Timing,
+    ) -> Server {
         let turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let model = Model::find(model).expect("known model");
         let stand = model.posture("stand").unwrap().angles;
@@ -67,13 +78,15 @@ impl Server {
             std::thread::spawn(move || {
                 let mut bridge = Bridge::new(model, config, stand);
                 let mut servos = ServoModel::new(model, stand);
-                let report = sim::run(
+                let report = sim::run_watching(
                     &mut bridge,
                     &mut servos,
                     rx,
                     Some(recorder),
                     stop,
+                    timing,
                     &mut |l| log.lock().unwrap().push(l.to_string()),
+                    &mut |_, _| {},
                 )
                 .unwrap();
                 (bridge, report)

@@ -380,7 +380,8 @@ fn in_process(script: &str) -> String {
                     entropy: unhex(words[3]).try_into().unwrap(),
                     motion_slots: words[1].parse().unwrap(),
                     max_keyframes: words[2].parse().unwrap(),
-                    ..Config::default()
+                    // The C interface's settings.
+                    ..Config::robot()
                 };
                 bridge = Model::find(words[0]).map(|m| Bridge::new(m, config, &[]));
                 out.push_str(if bridge.is_some() {

@@ -12,9 +12,6 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// The object's settings that show in its replies (`BridgeObject.h`).
-const MOTION_SLOTS: u8 = 4;
-const MAX_KEYFRAMES: u16 = 2048;
 const FRAMES_PER_VECTOR: usize = 4;
 const SEND_CHUNK: usize = 1000;
 
@@ -39,11 +36,8 @@ struct Session {
 
 impl Session {
     fn new(model: &'static Model) -> Self {
-        let config = Config {
-            motion_slots: MOTION_SLOTS,
-            max_keyframes: MAX_KEYFRAMES,
-            ..Config::default()
-        };
+        // The object's settings, which its identity reply shows.
+        let config = Config::robot();
         // Where the servos are when the object starts: a little off the stand.
         let measured: Vec<i32> = model
             .posture("stand")

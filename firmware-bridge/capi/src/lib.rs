@@ -118,12 +118,13 @@ pub unsafe extern "C" fn aibo_bridge_new(
             .ok()
             .map(Key::new)
     };
+    // A robot's settings: its link is Wi-Fi, whose delays and stalls they ride out.
     let config = Config {
         key,
         entropy,
         motion_slots,
         max_keyframes,
-        ..Config::default()
+        ..Config::robot()
     };
     Box::into_raw(Box::new(AiboBridge {
         bridge: Bridge::new(model, config, start),

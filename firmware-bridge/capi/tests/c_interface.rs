@@ -89,7 +89,7 @@ fn through_the_core(model: &'static Model, entropy: [u8; 32]) -> Transcript {
         entropy,
         motion_slots: 4,
         max_keyframes: 1024,
-        ..Config::default()
+        ..Config::robot()
     };
     let mut bridge = Bridge::new(model, config, &[]);
     for (chunk, ticks) in session(model) {

@@ -79,6 +79,12 @@ struct Args {
     /// with the servos' commands, and say when the robot falls and gets up.
     #[arg(long)]
     physics: bool,
+    /// Run the bridge as the OPEN-R object does on a robot: four 8 ms frames back to back
+    /// every 32 ms (one command vector per Ready()), with the object's settings (a 512 ms
+    /// jitter buffer, 4 stored motions of up to 2048 keyframes). The record is what the
+    /// robot's effectors would receive.
+    #[arg(long)]
+    openr_timing: bool,
     /// Listen on a non-loopback TCP address without a key.
     #[arg(long)]
     allow_remote: bool,
@@ -191,11 +197,16 @@ fn serve(args: Args) -> Result<()> {
     // Fresh at every start, so a session recorded before cannot be played again.
     let mut entropy = [0u8; 32];
     getrandom::fill(&mut entropy).map_err(|e| anyhow::anyhow!("no random source: {e}"))?;
+    let (timing, base) = if args.openr_timing {
+        (sim::Timing::Openr, Config::robot())
+    } else {
+        (sim::Timing::Servo, Config::default())
+    };
     let config = Config {
         key: key.clone(),
         entropy,
         hold_ticks: args.hold_ms.div_ceil(8),
-        ..Config::default()
+        ..base
     };
     let mut bridge = Bridge::new(model, config, start);
     let mut servos = ServoModel::new(model, start);
@@ -286,6 +297,7 @@ fn serve(args: Args) -> Result<()> {
         rx,
         recorder,
         stop,
+        timing,
         &mut log,
         &mut |output, log| {
             if let Some(b) = body.as_mut() {
