@@ -162,5 +162,45 @@ fn the_openr_timing_runs_four_frames_back_to_back_every_32_ms() {
     let (_, run, rows) = server.stop();
     let got: Vec<Vec<i32>> = rows.iter().map(|r| r.pose.clone()).collect();
     assert_eq!(got, dense(&motion, 1));
-    assert!(run.ticks.is_multiple_of(4), "ticks come in fours: {}", run.ticks);
+    assert!(
+        run.ticks.is_multiple_of(4),
+        "ticks come in fours: {}",
+        run.ticks
+    );
+}
+
+#[test]
+fn the_joint_server_with_openr_timing_records_the_dense_playback() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let motion = ers7_motion();
+    let file = dir.path().join("m.mtn");
+    std::fs::write(&file, aibo_motion::mtn::encode(&motion).unwrap()).unwrap();
+    let record = dir.path().join("record.csv");
+    let mut server = std::process::Command::new(env!("CARGO_BIN_EXE_aibo-joint-server"))
+        .args([
+            "--tcp",
+            "127.0.0.1:0",
+            "--profile",
+            "ERS-7",
+            "--openr-timing",
+            "--record",
+        ])
+        .arg(&record)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // It prints the address it listens on.
+    let mut address = String::new();
+    std::io::BufReader::new(server.stdout.take().unwrap())
+        .read_line(&mut address)
+        .unwrap();
+    let played = common::run(&["play", file.to_str().unwrap(), "--tcp", address.trim()]);
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(played.status.success(), "{}", common::stderr(&played));
+    let rows = common::link::read_record(&record);
+    let got: Vec<Vec<i32>> = rows.iter().map(|r| r.pose.clone()).collect();
+    assert_eq!(got, dense(&motion, 1));
 }
