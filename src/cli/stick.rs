@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 /// (its mounted root, or a folder holding an owner's R-CODE tree); choose what it plays
 /// at boot, and set up its Wi-Fi. Only the plain user files are read and written: the
 /// model's MWC catalogue, ACTION.CFG, the MOTION, AUDIO and LED archives, R-CODE.R and
-/// the wireless set-up; Sony's encrypted files are never touched.
+/// the wireless set-up; Sony's encrypted files are never touched. `stick bridge` puts
+/// the aibo-motion bridge on a stick with the OPEN-R SDK's Wi-Fi base system instead.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     aibo-motion stick list /media/MEMSTICK\n  \
@@ -132,6 +133,23 @@ pub enum Action {
         #[arg(long)]
         force: bool,
     },
+    /// Put the aibo-motion bridge (the OPEN-R object `make -C firmware-bridge/openr` builds,
+    /// BRIDGE.BIN) on a stick that holds the owner's OPEN-R SDK Wi-Fi base system, so that
+    /// `play --tcp ROBOT:7000` streams to the robot: the object into OPEN-R/MW/OBJS, its line
+    /// into OPEN-R/MW/CONF/OBJECT.CFG and CONNECT.CFG (once; backed up and written as `add`
+    /// does). `stick wifi` then sets up the network. Untested on a robot.
+    #[command(after_help = "Examples:\n  \
+        aibo-motion stick bridge /media/MEMSTICK firmware-bridge/openr/BRIDGE.BIN\n  \
+        aibo-motion stick wifi /media/MEMSTICK --essid homenet --wep 0123456789")]
+    Bridge {
+        /// The stick's root (the folder holding OPEN-R), with the SDK's base system.
+        stick: PathBuf,
+        /// The built object.
+        object: PathBuf,
+        /// Replace files that are read-only.
+        #[arg(long)]
+        force: bool,
+    },
     /// Each user action: its MWCID, motion (keyframes, duration, postures), sound and LED.
     #[command(after_help = "Examples:\n  aibo-motion stick list /media/MEMSTICK\n  \
         aibo-motion stick list /media/MEMSTICK --json")]
@@ -167,6 +185,7 @@ impl Args {
                 | Action::Remove { force: true, .. }
                 | Action::Autoplay { force: true, .. }
                 | Action::Wifi { force: true, .. }
+                | Action::Bridge { force: true, .. }
         )
     }
 }
@@ -193,7 +212,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         Action::Remove { stick, name, force } => {
             let (_lock, open) = Stick::open_to_change(&stick)?;
             let changes = open.remove(&name)?;
-            let backup = write_changes(&open, &changes.files, force)?;
+            let backup = write_changes(&open.root, &changes.files, force)?;
             eprintln!(
                 "removed {name} (action {}) from the {} stick at {}{}",
                 changes.mwcid,
@@ -238,6 +257,30 @@ pub fn run(args: Args) -> Result<Outcome> {
                 address,
             };
             set_up.validate()?;
+            let root = aibo_motion::stick::tree::tree_root(&stick)?;
+            if aibo_motion::stick::bridge::base(&root)? == aibo_motion::stick::bridge::Base::Sdk {
+                // The SDK's base system: the set-up file alone (no R-CODE console to open).
+                if no_auth {
+                    anyhow::bail!("--no-auth is R-CODE's; this is an OPEN-R SDK stick");
+                }
+                let _lock = files::lock(&root)?;
+                let backup = write_changes(
+                    &root,
+                    &[(wifi::PATH.to_string(), set_up.encode().into_bytes())],
+                    force,
+                )?;
+                eprintln!(
+                    "the stick at {} joins {:?} ({}){}",
+                    root.display(),
+                    set_up.essid,
+                    match set_up.address {
+                        Address::Dhcp => "address by DHCP".to_string(),
+                        Address::Fixed { ip, .. } => format!("address {ip}"),
+                    },
+                    kept_in(&backup)
+                );
+                return Ok(Outcome::Success);
+            }
             let (_lock, open) = Stick::open_to_change(&stick)?;
             let mut files = vec![(wifi::PATH.to_string(), set_up.encode().into_bytes())];
             if no_auth {
@@ -281,7 +324,7 @@ pub fn run(args: Args) -> Result<Outcome> {
                     "R-CODE's console needs `W 1` in the stick's SYSTEM.CFG"
                 }
             };
-            let backup = write_changes(&open, &files, force)?;
+            let backup = write_changes(&open.root, &files, force)?;
             eprintln!(
                 "the stick at {} joins {:?} ({}); {console}, on TCP 21002{}",
                 open.root.display(),
@@ -294,9 +337,66 @@ pub fn run(args: Args) -> Result<Outcome> {
             );
             Ok(Outcome::Success)
         }
+        Action::Bridge {
+            stick,
+            object,
+            force,
+        } => bridge(&stick, &object, force),
         Action::List { stick, json } => list(&stick, json),
         Action::Check { stick, json } => check(&stick, json),
     }
+}
+
+/// `stick bridge`: the object and its configuration lines onto an SDK stick.
+fn bridge(path: &Path, object: &Path, force: bool) -> Result<Outcome> {
+    use aibo_motion::stick::bridge::{self, Base};
+    let root = aibo_motion::stick::tree::tree_root(path)?;
+    match bridge::base(&root)? {
+        Base::Sdk => {}
+        Base::Rcode => anyhow::bail!(
+            "{} is an R-CODE stick: R-CODE starts its own objects; the bridge goes on a stick \
+             with the OPEN-R SDK's Wi-Fi base system (a pink Programmable Memory Stick)",
+            root.display()
+        ),
+        Base::Other => anyhow::bail!(
+            "{}: no OPEN-R SDK base system here ({} and {} are missing); copy the SDK's Wi-Fi \
+             base image (MS_ERS7/WLAN or MS_ERS200/WLAN) onto the stick first",
+            root.display(),
+            bridge::OBJECT_CFG,
+            bridge::CONNECT_CFG
+        ),
+    }
+    // A regular file of a sane size, read whole (a device or FIFO would never end).
+    let meta = std::fs::metadata(object).with_context(|| object.display().to_string())?;
+    if !meta.is_file() || meta.len() > bridge::MAX_BIN_BYTES {
+        anyhow::bail!(
+            "{}: not a built object (a regular file of at most {} MiB)",
+            object.display(),
+            bridge::MAX_BIN_BYTES >> 20
+        );
+    }
+    let bytes = fsio::read_input(object)?;
+    if !bridge::is_object(&bytes) {
+        anyhow::bail!(
+            "{}: not an OPEN-R object (neither gzip nor ELF); build it with `make -C \
+             firmware-bridge/openr`",
+            object.display()
+        );
+    }
+    let _lock = files::lock(&root)?;
+    let changes = bridge::install(&root, &bytes)?;
+    let backup = write_changes(&root, &changes, force)?;
+    eprintln!(
+        "put the bridge on the OPEN-R SDK stick at {} ({}, {} bytes; {} file{} written){}; \
+         with the network set up (`stick wifi`), `play --tcp ROBOT:7000` streams to it",
+        root.display(),
+        bridge::BIN_PATH,
+        bytes.len(),
+        changes.len(),
+        if changes.len() == 1 { "" } else { "s" },
+        kept_in(&backup)
+    );
+    Ok(Outcome::Success)
 }
 
 fn list(path: &std::path::Path, as_json: bool) -> Result<Outcome> {
@@ -346,6 +446,11 @@ fn list(path: &std::path::Path, as_json: bool) -> Result<Outcome> {
 }
 
 fn check(path: &std::path::Path, as_json: bool) -> Result<Outcome> {
+    use aibo_motion::stick::bridge::{self, Base};
+    let root = aibo_motion::stick::tree::tree_root(path)?;
+    if bridge::base(&root)? == Base::Sdk {
+        return check_sdk(path, &root, as_json);
+    }
     let stick = Stick::open(path)?;
     let findings = stick.check();
     let errors = findings
@@ -381,6 +486,44 @@ fn check(path: &std::path::Path, as_json: bool) -> Result<Outcome> {
                 },
                 shown(&f.message)
             );
+        }
+        let _ = match errors {
+            0 => writeln!(t, "no errors"),
+            n => writeln!(t, "{n} error{}", if n == 1 { "" } else { "s" }),
+        };
+        print_stdout(&t)?;
+    }
+    Ok(if errors == 0 {
+        Outcome::Success
+    } else {
+        Outcome::Finding
+    })
+}
+
+/// `stick check` of an OPEN-R SDK stick: the bridge and the network set-up.
+fn check_sdk(path: &Path, root: &Path, as_json: bool) -> Result<Outcome> {
+    let findings = aibo_motion::stick::bridge::check(root)?;
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    if as_json {
+        print_stdout(&json_text(&json!({
+            "stick": path.display().to_string(),
+            "base": "openr-sdk",
+            "findings": findings,
+        })))?;
+    } else {
+        let mut t = format!(
+            "{}: an OPEN-R SDK stick (its own objects, no R-CODE)\n",
+            path.display()
+        );
+        for f in &findings {
+            let kind = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            let _ = writeln!(t, "  {kind}: {}", shown(&f.message));
         }
         let _ = match errors {
             0 => writeln!(t, "no errors"),
@@ -498,7 +641,7 @@ fn add(
         sound: sound.as_ref().map(Media::from),
         led: led.as_ref().map(Media::from),
     })?;
-    let backup = write_changes(&stick, &changes.files, force)?;
+    let backup = write_changes(&stick.root, &changes.files, force)?;
     eprintln!(
         "added {name} as action {} to the {} stick at {} ({} files written{})",
         changes.mwcid,
@@ -546,14 +689,14 @@ fn utc_stamp(unix_seconds: u64) -> String {
 /// one can be written, each file it replaces first copied under
 /// `aibo-motion-backup/<time>/`, each written whole and renamed into place. Returns the
 /// backup folder.
-fn write_changes(stick: &Stick, changed: &[(String, Vec<u8>)], force: bool) -> Result<PathBuf> {
+fn write_changes(root: &Path, changed: &[(String, Vec<u8>)], force: bool) -> Result<PathBuf> {
     // Files on a mounted stick, never a raw device (however the path reaches it).
-    let real = std::fs::canonicalize(&stick.root).unwrap_or_else(|_| stick.root.clone());
-    if stick.root.starts_with("/dev") || real.starts_with("/dev") {
+    let real = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    if root.starts_with("/dev") || real.starts_with("/dev") {
         anyhow::bail!(
             "{}: a device; name the folder the stick is mounted on (its files are written, \
              never the raw device)",
-            stick.root.display()
+            root.display()
         );
     }
     // A file the readers would refuse would lock the owner out of the stick.
@@ -570,12 +713,12 @@ fn write_changes(stick: &Stick, changed: &[(String, Vec<u8>)], force: bool) -> R
     }
     // Every path is checked (no link, no special file) before anything is written.
     for (relative, _) in changed {
-        files::check(&stick.root, relative)?;
+        files::check(root, relative)?;
     }
     // A read-only file found half-way would leave the stick with some files new.
     let read_only: Vec<String> = changed
         .iter()
-        .map(|(relative, _)| stick.root.join(relative))
+        .map(|(relative, _)| root.join(relative))
         .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.permissions().readonly()))
         .map(|p| p.display().to_string())
         .collect();
@@ -591,17 +734,17 @@ fn write_changes(stick: &Stick, changed: &[(String, Vec<u8>)], force: bool) -> R
     let needed: u64 = changed
         .iter()
         .map(|(relative, bytes)| {
-            let old = std::fs::metadata(stick.root.join(relative)).map_or(0, |m| m.len());
+            let old = std::fs::metadata(root.join(relative)).map_or(0, |m| m.len());
             bytes.len() as u64 + old
         })
         .sum();
-    let free = free_space(&stick.root)?;
+    let free = free_space(root)?;
     if needed > free {
         anyhow::bail!(
             "the stick at {} has {} kB free and this change needs {} kB (the new files, and a \
              backup of each file replaced): nothing was written; make room (an older \
              aibo-motion-backup folder can go)",
-            stick.root.display(),
+            root.display(),
             free / 1024,
             needed.div_ceil(1024)
         );
@@ -618,31 +761,27 @@ fn write_changes(stick: &Stick, changed: &[(String, Vec<u8>)], force: bool) -> R
             1 => format!("{backups}/{time}"),
             k => format!("{backups}/{time}-{k}"),
         })
-        .find(|p| std::fs::symlink_metadata(stick.root.join(p)).is_err())
+        .find(|p| std::fs::symlink_metadata(root.join(p)).is_err())
         .unwrap_or_else(|| format!("{backups}/{time}"));
     let mut written: Vec<(&str, bool)> = Vec::new();
     for (relative, bytes) in changed {
         let step = || -> Result<bool> {
-            let target = files::writable(&stick.root, relative)?;
+            let target = files::writable(root, relative)?;
             let saved = format!("{backup}/{relative}");
-            let kept = target.is_file()
-                && files::copy(
-                    &stick.root,
-                    relative,
-                    &files::writable(&stick.root, &saved)?,
-                )?;
+            let kept =
+                target.is_file() && files::copy(root, relative, &files::writable(root, &saved)?)?;
             write_stick_file(&target, bytes)?;
             Ok(kept)
         };
         match step() {
             Ok(kept) => written.push((relative, kept)),
             Err(e) => {
-                let undone = undo(stick, &backup, &written);
+                let undone = undo(root, &backup, &written);
                 anyhow::bail!("{e:#}; {undone}");
             }
         }
     }
-    Ok(stick.root.join(backup))
+    Ok(root.join(backup))
 }
 
 /// Writes one of a change's files (tests fail one here, debug builds only).
@@ -662,22 +801,18 @@ fn write_stick_file(target: &Path, bytes: &[u8]) -> Result<()> {
 
 /// Puts back the files a failed change wrote (from the backup it took; a new file is
 /// removed), and says what it did.
-fn undo(stick: &Stick, backup: &str, written: &[(&str, bool)]) -> String {
+fn undo(root: &Path, backup: &str, written: &[(&str, bool)]) -> String {
     if written.is_empty() {
         return "nothing was written".into();
     }
     let mut lost = Vec::new();
     for (relative, kept) in written.iter().rev() {
-        let target = stick.root.join(relative);
+        let target = root.join(relative);
         let restored = if *kept {
-            files::read(
-                &stick.root,
-                &format!("{backup}/{relative}"),
-                files::MAX_FILE_BYTES,
-            )
-            .ok()
-            .flatten()
-            .is_some_and(|bytes| fsio::write_bytes(&target, &[], &bytes).is_ok())
+            files::read(root, &format!("{backup}/{relative}"), files::MAX_FILE_BYTES)
+                .ok()
+                .flatten()
+                .is_some_and(|bytes| fsio::write_bytes(&target, &[], &bytes).is_ok())
         } else {
             std::fs::remove_file(&target).is_ok()
         };
@@ -694,7 +829,7 @@ fn undo(stick: &Stick, backup: &str, written: &[(&str, bool)]) -> String {
         format!(
             "the files already written were put back, except {} (its old content is in {})",
             lost.join(", "),
-            stick.root.join(backup).display()
+            root.join(backup).display()
         )
     }
 }
@@ -736,7 +871,7 @@ fn autoplay(root: &Path, names: &[String], force: bool) -> Result<Outcome> {
         anyhow::bail!("{line:?} is longer than the 127 bytes R-CODE reads");
     }
     let relative = format!("{}/R-CODE.R", aibo_motion::stick::tree::paths::AMS);
-    let backup = write_changes(&stick, &[(relative, script.into_bytes())], force)?;
+    let backup = write_changes(&stick.root, &[(relative, script.into_bytes())], force)?;
     eprintln!(
         "the stick at {} now plays {} at boot{}",
         stick.root.display(),

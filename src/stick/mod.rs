@@ -5,6 +5,7 @@
 
 pub mod actions;
 pub mod add;
+pub mod bridge;
 pub mod console;
 pub mod files;
 pub mod mwc;

@@ -481,7 +481,8 @@ fn abridged_ids(ids: &[i32]) -> String {
 
 /// The stick's root for a path naming it (the folder itself, or the one holding `OPEN-R`
 /// where the path names that), which must hold an `OPEN-R` folder.
-fn tree_root(path: &Path) -> Result<PathBuf, StickError> {
+/// The stick's root for a path naming it or its `OPEN-R` folder.
+pub fn tree_root(path: &Path) -> Result<PathBuf, StickError> {
     let root = if path.ends_with("OPEN-R") {
         path.parent().unwrap_or(path)
     } else {
