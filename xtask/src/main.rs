@@ -29,11 +29,24 @@ pub const ENTRY_POINTS: [&str; 11] = [
     "aibo_bridge_link_lost",
 ];
 
-/// The stack the OPEN-R object declares in its `.ocf`, bytes.
-pub const OBJECT_STACK: u32 = 8192;
-/// What a bridge call may use of it: the rest is the object's own frames, the reply
-/// callback and the C library's `memcpy` and the like, none of which the count includes.
-pub const BRIDGE_STACK_BUDGET: u32 = 4096;
+/// The share of the object's stack (its `.ocf`) a bridge call may use: the rest is the
+/// object's own frames, the reply callback and the C library's `memcpy` and the like,
+/// none of which the count includes.
+pub const BRIDGE_STACK_SHARE: u32 = 2;
+
+/// The stack the OPEN-R object declares in `firmware-bridge/openr/BRIDGE.OCF`
+/// (`object NAME STACK HEAP PRIORITY …`), bytes.
+fn object_stack(root: &Path) -> Result<u32, String> {
+    let path = root.join("firmware-bridge/openr/BRIDGE.OCF");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    text.lines()
+        .find_map(|l| {
+            let mut words = l.split_whitespace();
+            (words.next() == Some("object")).then(|| words.nth(1))?
+        })
+        .and_then(|n| n.parse().ok())
+        .ok_or_else(|| format!("{}: no `object NAME STACK …` line", path.display()))
+}
 
 /// Symbols the object leaves to the embedder: its allocation and abort (`aibo_bridge.h`),
 /// the C library's memory functions, and the linker's `_gp_disp`.
@@ -170,7 +183,7 @@ fn robot() -> Result<(), String> {
         out_dir.join("aibo_bridge.h"),
     )
     .map_err(|e| e.to_string())?;
-    check(&object)
+    check(&object, object_stack(&root)?)
 }
 
 /// The replay harness (`firmware-bridge/capi/harness/replay.c`), twice: natively, over the
@@ -274,7 +287,8 @@ fn host_triple() -> Result<String, String> {
 }
 
 /// Every check of the object; prints what it found, and fails on the first fault class.
-fn check(object: &Path) -> Result<(), String> {
+fn check(object: &Path, object_stack: u32) -> Result<(), String> {
+    let budget = object_stack / BRIDGE_STACK_SHARE;
     let bytes = std::fs::read(object).map_err(|e| format!("{}: {e}", object.display()))?;
     println!("{}: {} bytes", object.display(), bytes.len());
     println!("  ELF         {}", checks::elf_header(&bytes)?);
@@ -347,12 +361,14 @@ fn check(object: &Path) -> Result<(), String> {
     let tables = checks::data_references(&relocs);
     let sections = checks::symbol_sections(&symbols, &section_list);
     let graph = checks::CallGraph::new(&code.functions, &tables, &sections);
-    println!("  stack       worst use per entry point (budget {BRIDGE_STACK_BUDGET} of the object's {OBJECT_STACK}):");
+    println!(
+        "  stack       worst use per entry point (budget {budget} of the object's {object_stack}, BRIDGE.OCF):"
+    );
     let mut over = Vec::new();
     for entry in ENTRY_POINTS {
         let used = graph.worst(entry)?;
         println!("    {entry:26} {:5} bytes", used.bytes);
-        if used.bytes > BRIDGE_STACK_BUDGET {
+        if used.bytes > budget {
             let chain: Vec<String> = used
                 .path
                 .iter()
