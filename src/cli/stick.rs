@@ -453,10 +453,6 @@ fn check(path: &std::path::Path, as_json: bool) -> Result<Outcome> {
     }
     let stick = Stick::open(path)?;
     let findings = stick.check();
-    let errors = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
     if as_json {
         print_stdout(&json_text(&json!({
             "stick": path.display().to_string(),
@@ -465,7 +461,7 @@ fn check(path: &std::path::Path, as_json: bool) -> Result<Outcome> {
             "findings": findings,
         })))?;
     } else {
-        let mut t = format!(
+        let heading = format!(
             "{}: an {} stick, {} user action{} in the catalogue\n",
             path.display(),
             stick.model,
@@ -476,37 +472,43 @@ fn check(path: &std::path::Path, as_json: bool) -> Result<Outcome> {
                 "s"
             }
         );
-        for f in &findings {
-            let _ = writeln!(
-                t,
-                "  {}: {}",
-                match f.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                },
-                shown(&f.message)
-            );
-        }
-        let _ = match errors {
-            0 => writeln!(t, "no errors"),
-            n => writeln!(t, "{n} error{}", if n == 1 { "" } else { "s" }),
-        };
-        print_stdout(&t)?;
+        print_stdout(&with_findings(heading, &findings))?;
     }
-    Ok(if errors == 0 {
-        Outcome::Success
-    } else {
+    Ok(check_outcome(&findings))
+}
+
+/// A check's report: its heading, each finding on a line, and the count of errors.
+fn with_findings(mut t: String, findings: &[aibo_motion::stick::tree::Finding]) -> String {
+    for f in findings {
+        let kind = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let _ = writeln!(t, "  {kind}: {}", shown(&f.message));
+    }
+    let _ = match findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count()
+    {
+        0 => writeln!(t, "no errors"),
+        n => writeln!(t, "{n} error{}", if n == 1 { "" } else { "s" }),
+    };
+    t
+}
+
+/// Exit 1 when a check found an error.
+fn check_outcome(findings: &[aibo_motion::stick::tree::Finding]) -> Outcome {
+    if findings.iter().any(|f| f.severity == Severity::Error) {
         Outcome::Finding
-    })
+    } else {
+        Outcome::Success
+    }
 }
 
 /// `stick check` of an OPEN-R SDK stick: the bridge and the network set-up.
 fn check_sdk(path: &Path, root: &Path, as_json: bool) -> Result<Outcome> {
     let findings = aibo_motion::stick::bridge::check(root)?;
-    let errors = findings
-        .iter()
-        .filter(|f| f.severity == Severity::Error)
-        .count();
     if as_json {
         print_stdout(&json_text(&json!({
             "stick": path.display().to_string(),
@@ -514,28 +516,13 @@ fn check_sdk(path: &Path, root: &Path, as_json: bool) -> Result<Outcome> {
             "findings": findings,
         })))?;
     } else {
-        let mut t = format!(
+        let heading = format!(
             "{}: an OPEN-R SDK stick (its own objects, no R-CODE)\n",
             path.display()
         );
-        for f in &findings {
-            let kind = match f.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-            };
-            let _ = writeln!(t, "  {kind}: {}", shown(&f.message));
-        }
-        let _ = match errors {
-            0 => writeln!(t, "no errors"),
-            n => writeln!(t, "{n} error{}", if n == 1 { "" } else { "s" }),
-        };
-        print_stdout(&t)?;
+        print_stdout(&with_findings(heading, &findings))?;
     }
-    Ok(if errors == 0 {
-        Outcome::Success
-    } else {
-        Outcome::Finding
-    })
+    Ok(check_outcome(&findings))
 }
 
 /// A sound or lights file as an archive entry: its name (the file's stem, which must be

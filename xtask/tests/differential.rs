@@ -8,13 +8,16 @@
 //! upload, play, list and stop; a stream cut off, with the watchdog's hold and ramp to rest
 //! and a lost link; and 300 generated sessions mixing all of these.
 
+mod common;
+
+use common::{hex, run_on};
 use firmware_bridge::message::{Angles, Message, StreamFrame};
 use firmware_bridge::sign::Key;
 use firmware_bridge::wire::{encode_frame, Signing, MAX_ENCODED, MAX_PAYLOAD};
 use firmware_bridge::{Bridge, Config, Model, OutputKind};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// A small deterministic generator (xorshift), so a failing script can be made again.
 struct Random(u64);
@@ -29,13 +32,6 @@ impl Random {
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 /// A script being written: its lines, and the host's sequence number and timestamp.
@@ -428,33 +424,6 @@ fn in_process(script: &str) -> String {
     out
 }
 
-fn run(program: &[&Path], script: &str) -> String {
-    let mut child = Command::new(program[0])
-        .args(&program[1..])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let text = script.to_string();
-    // A harness that stops reading (it refused a line) closes the pipe: its exit status
-    // and last words say why, below.
-    let writer = std::thread::spawn(move || {
-        use std::io::Write;
-        let _ = stdin.write_all(text.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let printed = String::from_utf8_lossy(&out.stdout);
-    let last: Vec<&str> = printed.lines().rev().take(3).collect();
-    assert!(
-        out.status.success(),
-        "{program:?}: {:?}, last lines {last:?}",
-        out.status
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// The first line where two transcripts part, with the line before for context.
 fn assert_same(a: &str, b: &str, what: &str) {
     if a == b {
@@ -498,8 +467,8 @@ fn the_core_on_the_robots_cpu_replies_and_moves_exactly_as_on_the_host() {
         String::from_utf8_lossy(&built_harness.stderr)
     );
     let script = every_script();
-    let native = run(&[&built("replay-native")], &script);
-    let mips = run(
+    let native = run_on(&[&built("replay-native")], &script);
+    let mips = run_on(
         &[Path::new("qemu-mipsel"), &built("replay-mipsel")],
         &script,
     );

@@ -5,22 +5,18 @@
 //! vector is written into (never one still held), the replies sent in chunks under 1 KB,
 //! and a closed connection taken as a lost link (hold, ramp to rest, relax, listen again).
 
+mod common;
+
+use common::{hex, run_on};
 use firmware_bridge::message::{Angles, Message, StreamFrame};
 use firmware_bridge::wire::{encode_frame, MAX_ENCODED, MAX_PAYLOAD};
 use firmware_bridge::{Bridge, Config, Model};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 const FRAMES_PER_VECTOR: usize = 4;
 const SEND_CHUNK: usize = 1000;
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
-}
 
 /// The script for the object, and the core in this process following the same schedule:
 /// what the effectors must receive, tick by tick, and the bytes the host must be sent.
@@ -142,26 +138,7 @@ struct Seen {
 
 fn run(script: &str) -> Seen {
     let exe = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/robot/openr-host");
-    let mut child = Command::new(exe)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let text = script.to_string();
-    let writer = std::thread::spawn(move || {
-        use std::io::Write;
-        let _ = stdin.write_all(text.as_bytes());
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let printed = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        out.status.success(),
-        "{:?}: {}",
-        out.status,
-        printed.lines().rev().take(5).collect::<Vec<_>>().join("\n")
-    );
+    let printed = run_on(&[&exe], script);
     let mut seen = Seen {
         vectors: Vec::new(),
         sends: Vec::new(),
