@@ -90,7 +90,7 @@ fn every_action_list_reads_and_writes_back_byte_for_byte() {
         if path.ends_with("ACTION.AMS") {
             // Sony's system actions: upper-case names, never a user's.
             assert!(list.actions().count() > 40, "{}", path.display());
-            assert!(list.actions().all(|a| !actions::valid_name(&a.name)));
+            assert!(list.actions().all(|a| !actions::valid_name(a.name())));
         }
     }
 }
@@ -120,11 +120,11 @@ fn a_treat_is_the_redistributable_catalogue_with_its_actions_appended() {
         let (motions, sounds, leds) = (oda("MOTION.ODA"), oda("AUDIO.ODA"), oda("LED.ODA"));
         for (k, (action, block)) in named.iter().zip(new).enumerate() {
             assert_eq!(block.id, mwc::FIRST_USER_MWCID + k as i32, "{treat}");
-            assert_eq!(action.mwcid, block.id, "{treat}: {}", action.name);
+            assert_eq!(action.mwcid, block.id, "{treat}: {}", action.name());
             assert!(
-                actions::valid_name(&action.name),
+                actions::valid_name(action.name()),
                 "{treat}: {}",
-                action.name
+                action.name()
             );
             for chunk in &block.chunks {
                 let entries = match chunk.kind {
@@ -136,7 +136,7 @@ fn a_treat_is_the_redistributable_catalogue_with_its_actions_appended() {
                 assert!(
                     entries.contains(&chunk.name),
                     "{treat}: {} names {:?}, not in its ODA",
-                    action.name,
+                    action.name(),
                     chunk.name
                 );
                 assert_eq!(
@@ -228,13 +228,13 @@ fn adding_a_treats_actions_to_the_redistributable_tree_reproduces_the_treat() {
             let stick = Stick::open(&root).unwrap();
             let changes = stick
                 .add(&NewAction {
-                    name: &action.name,
+                    name: action.name(),
                     motion: motion.map(Vec::as_slice),
                     sound: sound.map(Media::from),
                     led: led.map(Media::from),
                 })
-                .unwrap_or_else(|e| panic!("{treat}: {}: {e}", action.name));
-            assert_eq!(changes.mwcid, action.mwcid, "{treat}: {}", action.name);
+                .unwrap_or_else(|e| panic!("{treat}: {}: {e}", action.name()));
+            assert_eq!(changes.mwcid, action.mwcid, "{treat}: {}", action.name());
             for (path, bytes) in changes.files {
                 let target = root.join(path);
                 std::fs::create_dir_all(target.parent().unwrap()).unwrap();
@@ -260,7 +260,7 @@ fn adding_a_treats_actions_to_the_redistributable_tree_reproduces_the_treat() {
         // Removing the last action gives the files as they were before it was added.
         let stick = Stick::open(&root).unwrap();
         let last = original.actions.as_ref().unwrap().actions().last().unwrap();
-        let changes = stick.remove(&last.name).unwrap();
+        let changes = stick.remove(last.name()).unwrap();
         assert_eq!(changes.mwcid, last.mwcid);
         for (path, bytes) in changes.files {
             std::fs::write(root.join(path), bytes).unwrap();
@@ -268,7 +268,7 @@ fn adding_a_treats_actions_to_the_redistributable_tree_reproduces_the_treat() {
         assert!(
             user_files(&root) == before_last,
             "{treat}: removing {} undoes adding it",
-            last.name
+            last.name()
         );
     }
 }
@@ -282,13 +282,13 @@ fn every_treat_action_is_found_as_r_code_finds_it() {
         let list = stick.actions.as_ref().unwrap();
         let mut with_motion = 0;
         for action in list.actions() {
-            assert_eq!(stick.mwcid_of(&action.name).unwrap(), action.mwcid);
+            assert_eq!(stick.mwcid_of(action.name()).unwrap(), action.mwcid);
             let skit = stick.skit(action.mwcid).unwrap();
             let Some(motion) = skit.motion else {
                 assert!(
                     skit.sound.is_some(),
                     "{treat} {}: plays something",
-                    action.name
+                    action.name()
                 );
                 continue;
             };

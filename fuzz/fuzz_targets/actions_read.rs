@@ -11,6 +11,6 @@ fuzz_target!(|data: &[u8]| {
     let again = actions::decode(&bytes).expect("a written list reads");
     assert_eq!(again.encode(), bytes);
     for a in list.actions() {
-        assert!(!a.name.is_empty());
+        assert!(!a.name().is_empty());
     }
 });

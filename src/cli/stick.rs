@@ -834,7 +834,7 @@ fn autoplay(root: &Path, names: &[String], force: bool) -> Result<Outcome> {
             let held: Vec<String> = stick
                 .actions
                 .iter()
-                .flat_map(|a| a.actions().map(|x| x.name.clone()))
+                .flat_map(|a| a.actions().map(|x| x.name().to_string()))
                 .collect();
             anyhow::bail!(
                 "the stick has no action named {name:?}; its own are {}",

@@ -103,7 +103,7 @@ impl Stick {
         if let Some((file, _)) = self
             .reserved
             .iter()
-            .find(|(_, list)| list.actions().any(|a| a.name.eq_ignore_ascii_case(name)))
+            .find(|(_, list)| list.actions().any(|a| a.name().eq_ignore_ascii_case(name)))
         {
             return Err(AddError::Reserved {
                 name: name.to_string(),

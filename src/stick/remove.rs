@@ -26,13 +26,13 @@ impl Stick {
         let Some(action) = list.find(name).cloned() else {
             return Err(RemoveError::NoSuchAction {
                 name: name.to_string(),
-                held: list.actions().map(|a| a.name.clone()).collect(),
+                held: list.actions().map(|a| a.name().to_string()).collect(),
             });
         };
         let mut files = Vec::new();
         let mut rest = list.clone();
         rest.lines
-            .retain(|l| !matches!(l, Line::Action(a) if a.name == action.name));
+            .retain(|l| !matches!(l, Line::Action(a) if a.name() == action.name()));
         files.push((format!("{}/ACTION.CFG", paths::AMS), rest.encode()));
 
         // Only an owner's block goes, and only when no other name plays it: a name for

@@ -203,7 +203,7 @@ impl Stick {
                 let motion = named(&|k| k == kind::MOTION)
                     .map(|entry| motion_summary(&entry, motions.get(entry.as_str()).copied()));
                 ActionSummary {
-                    name: a.name.clone(),
+                    name: a.name().to_string(),
                     mwcid: a.mwcid,
                     motion,
                     sound: named(&|k| k == kind::SOUND),
@@ -259,13 +259,13 @@ impl Stick {
         // Each named action has a block, a name R-CODE takes, and no clash.
         let mut named: HashSet<i32> = HashSet::new();
         if let Some(list) = &self.actions {
-            let reserved: Vec<(&str, HashMap<&str, usize>)> = self
+            let reserved: Vec<(&str, HashMap<&str, u32>)> = self
                 .reserved
                 .iter()
                 .map(|(file, l)| {
                     let mut lines = HashMap::new();
                     for r in l.actions() {
-                        lines.entry(r.name.as_str()).or_insert(r.line);
+                        lines.entry(r.name()).or_insert(r.line);
                     }
                     (file.as_str(), lines)
                 })
@@ -276,30 +276,33 @@ impl Stick {
                 if !blocks.contains_key(&a.mwcid) {
                     error(format!(
                         "ACTION.CFG line {}: {} plays MWCID {}, which the catalogue does not hold",
-                        a.line, a.name, a.mwcid
+                        a.line,
+                        a.name(),
+                        a.mwcid
                     ));
                 }
-                if !actions::valid_name(&a.name) {
+                if !actions::valid_name(a.name()) {
                     error(format!(
                         "ACTION.CFG line {}: {:?} is not a user action's name (lower-case letters, digits and _, at most 31)",
-                        a.line, a.name
+                        a.line, a.name()
                     ));
                 }
                 for (file, lines) in &reserved {
-                    if let Some(line) = lines.get(a.name.as_str()) {
+                    if let Some(line) = lines.get(a.name()) {
                         error(format!(
                             "ACTION.CFG line {}: {} is already Sony's action in {file} (line {line})",
-                            a.line, a.name
+                            a.line, a.name()
                         ));
                     }
                 }
-                if let Some(id) = seen.get(a.name.as_str()) {
+                if let Some(id) = seen.get(a.name()) {
                     error(format!(
                         "ACTION.CFG line {}: {} is named twice (also MWCID {id})",
-                        a.line, a.name
+                        a.line,
+                        a.name()
                     ));
                 }
-                seen.entry(&a.name).or_insert(a.mwcid);
+                seen.entry(a.name()).or_insert(a.mwcid);
             }
         }
         // Sony's own actions still have their blocks (a tool that removed one broke them).
@@ -310,7 +313,9 @@ impl Stick {
                     error(format!(
                         "{file} line {}: Sony's action {} plays MWCID {}, which the catalogue \
                          no longer holds",
-                        a.line, a.name, a.mwcid
+                        a.line,
+                        a.name(),
+                        a.mwcid
                     ));
                 }
             }
