@@ -401,8 +401,8 @@ fn bridge(path: &Path, object: &Path, force: bool) -> Result<Outcome> {
 
 fn list(path: &std::path::Path, as_json: bool) -> Result<Outcome> {
     let stick = Stick::open(path)?;
-    let actions = stick.list();
     if as_json {
+        let actions: Vec<_> = stick.list().collect();
         print_stdout(&json_text(&json!({
             "stick": path.display().to_string(),
             "model": stick.model,
@@ -410,16 +410,17 @@ fn list(path: &std::path::Path, as_json: bool) -> Result<Outcome> {
         })))?;
         return Ok(Outcome::Success);
     }
+    let count = stick.actions.as_ref().map_or(0, |l| l.actions().count());
     let mut t = String::new();
     let _ = writeln!(
         t,
-        "{}: an {} stick, {} user action{}",
+        "{}: an {} stick, {count} user action{}",
         path.display(),
         stick.model,
-        actions.len(),
-        if actions.len() == 1 { "" } else { "s" }
+        if count == 1 { "" } else { "s" }
     );
-    for a in &actions {
+    // Printed a thousand lines at a time, so that a huge list is never held whole.
+    for (i, a) in stick.list().enumerate() {
         let motion = a.motion.as_ref().map_or("no motion".to_string(), |m| {
             let postures = match (&m.start, &m.end) {
                 (Some(s), Some(e)) => format!(", {} → {}", shown(s), shown(e)),
@@ -440,6 +441,10 @@ fn list(path: &std::path::Path, as_json: bool) -> Result<Outcome> {
             let _ = write!(t, ", lights {}", shown(l));
         }
         t.push('\n');
+        if i % 1000 == 999 {
+            print_stdout(&t)?;
+            t.clear();
+        }
     }
     print_stdout(&t)?;
     Ok(Outcome::Success)

@@ -186,14 +186,14 @@ impl Stick {
     }
 
     /// The owner's actions, in `ACTION.CFG` order, with what each plays.
-    pub fn list(&self) -> Vec<ActionSummary> {
-        let Some(list) = &self.actions else {
-            return Vec::new();
-        };
+    /// (One at a time: a list of 100 000 actions is printed as it goes, never held.)
+    pub fn list(&self) -> impl Iterator<Item = ActionSummary> + '_ {
         let blocks = self.blocks_by_id();
         let motions = entries_by_name(&self.motions);
-        list.actions()
-            .map(|a| {
+        self.actions
+            .iter()
+            .flat_map(Actions::actions)
+            .map(move |a| {
                 let block = blocks.get(&a.mwcid).copied();
                 let named = |k: &dyn Fn(i32) -> bool| {
                     block
@@ -210,7 +210,6 @@ impl Stick {
                     led: named(&|k| kind::LEDS.contains(&k)),
                 }
             })
-            .collect()
     }
 
     /// The catalogue's blocks by MWCID (the first, where one is given twice, as
