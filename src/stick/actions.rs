@@ -103,14 +103,20 @@ impl Actions {
 
     /// The file's bytes, CRLF line ends, every byte of the lines kept.
     pub fn encode(&self) -> Vec<u8> {
+        self.encode_where(|_| true)
+    }
+
+    /// The file's bytes with only the lines `keep` keeps (no copy of the list is made).
+    pub fn encode_where(&self, keep: impl Fn(&Line) -> bool) -> Vec<u8> {
+        let kept: Vec<&Line> = self.lines.iter().filter(|l| keep(l)).collect();
         let mut out = Vec::new();
-        for (i, line) in self.lines.iter().enumerate() {
+        for (i, line) in kept.iter().enumerate() {
             let text = match line {
                 Line::Action(a) => a.text(),
                 Line::Other(text) => text,
             };
             out.extend(text.chars().map(latin1_byte));
-            if i + 1 < self.lines.len() || self.final_newline {
+            if i + 1 < kept.len() || self.final_newline {
                 out.extend_from_slice(b"\r\n");
             }
         }

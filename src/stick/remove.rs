@@ -4,7 +4,7 @@
 //! (the action list, then the catalogue, then the archives: the reverse of adding), a
 //! stick pulled between two files still holds a consistent set.
 
-use super::actions::Line;
+use super::actions::{Actions, Line};
 use super::add::Changes;
 use super::mwc::{self, kind};
 use super::tree::{paths, Stick, CATALOGUES};
@@ -22,23 +22,27 @@ pub enum RemoveError {
 impl Stick {
     /// What removing the action `name` changes; the stick's files are not touched.
     pub fn remove(&self, name: &str) -> Result<Changes, RemoveError> {
-        let list = self.actions.clone().unwrap_or_default();
-        let Some(action) = list.find(name).cloned() else {
+        let empty = Actions::default();
+        let list = self.actions.as_ref().unwrap_or(&empty);
+        let Some(action) = list.find(name) else {
             return Err(RemoveError::NoSuchAction {
                 name: name.to_string(),
                 held: list.actions().map(|a| a.name().to_string()).collect(),
             });
         };
+        let removed_line = |l: &Line| matches!(l, Line::Action(a) if a.name() == name);
         let mut files = Vec::new();
-        let mut rest = list.clone();
-        rest.lines
-            .retain(|l| !matches!(l, Line::Action(a) if a.name() == action.name()));
-        files.push((format!("{}/ACTION.CFG", paths::AMS), rest.encode()));
+        files.push((
+            format!("{}/ACTION.CFG", paths::AMS),
+            list.encode_where(|l| !removed_line(l)),
+        ));
 
         // Only an owner's block goes, and only when no other name plays it: a name for
         // one of Sony's actions (`mysit 270 0 mysit`) leaves Sony's block alone.
         let mut catalogue = self.catalogue.catalogue.clone();
-        let shared = rest.actions().any(|a| a.mwcid == action.mwcid);
+        let shared = list
+            .actions()
+            .any(|a| a.name() != name && a.mwcid == action.mwcid);
         let removed = (action.mwcid >= mwc::FIRST_USER_MWCID && !shared)
             .then(|| catalogue.blocks.iter().position(|b| b.id == action.mwcid))
             .flatten()
