@@ -9,7 +9,7 @@
 //! a stick pulled between two files still holds a consistent set: entries nobody plays
 //! yet are harmless.
 
-use super::actions::{self, Action, Line};
+use super::actions::{self, Action};
 use super::mwc::{self, kind, Block, Chunk};
 use super::tree::{paths, Stick};
 use crate::mtn;
@@ -164,14 +164,22 @@ impl Stick {
             .find(|(_, m)| *m == self.model)
             .map_or("ERS-210.MWC", |(f, _)| *f);
         files.push((format!("{}/{file}", paths::CONF), mwc));
-        let mut list = self.actions.clone().unwrap_or_default();
-        if list.lines.is_empty() {
-            list.lines.push(Line::Other(header(&self.model)));
-        }
-        list.lines
-            .push(Line::Action(Action::new(name, mwcid, 0, name)));
-        list.final_newline = true;
-        files.push((format!("{}/ACTION.CFG", paths::AMS), list.encode()));
+        // The list as it was (or Sony's header, for a new one), then the new line: written
+        // from the list read, never a copy of it.
+        let mut list = match &self.actions {
+            Some(read) if !read.lines.is_empty() => {
+                let mut bytes = read.encode();
+                if !read.final_newline {
+                    bytes.extend_from_slice(b"\r\n");
+                }
+                bytes
+            }
+            _ => format!("{}\r\n", header(&self.model)).into_bytes(),
+        };
+        // A valid name is ASCII, so the line's text is its bytes.
+        list.extend_from_slice(Action::new(name, mwcid, 0, name).text().as_bytes());
+        list.extend_from_slice(b"\r\n");
+        files.push((format!("{}/ACTION.CFG", paths::AMS), list));
         Ok(Changes { mwcid, files })
     }
 }
