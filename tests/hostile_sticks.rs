@@ -530,3 +530,40 @@ fn a_check_of_thousands_of_faults_keeps_a_thousand_and_counts_the_rest() {
         &text[text.len().saturating_sub(2000)..]
     );
 }
+
+/// A sound larger than any stick file is refused from its size, before it is read: the
+/// command used to read it, build the archive with it (three copies, 218 MB for a 70 MB
+/// sound) and refuse only then.
+#[test]
+#[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
+fn a_sound_too_large_for_a_stick_is_refused_before_it_is_read() {
+    let (dir, root, _) = stick_and_motion();
+    let sound = dir.path().join("huge.wav");
+    // Sparse: 70 MB on paper, nothing on disk.
+    std::fs::File::create(&sound)
+        .unwrap()
+        .set_len(70 * 1024 * 1024)
+        .unwrap();
+    let before = common::tree_bytes(&root);
+    let child = Command::new(env!("CARGO_BIN_EXE_aibo-motion"))
+        .args([
+            "stick",
+            "add",
+            root.to_str().unwrap(),
+            "--name",
+            "huge",
+            "--sound",
+        ])
+        .arg(&sound)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("more than the 67108864 a sound on a stick may take"),
+        "{err}"
+    );
+    assert_eq!(common::tree_bytes(&root), before, "nothing written");
+}

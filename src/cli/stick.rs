@@ -532,7 +532,7 @@ fn check_sdk(path: &Path, root: &Path, as_json: bool) -> Result<Outcome> {
 
 /// A sound or lights file as an archive entry: its name (the file's stem, which must be
 /// a name R-CODE takes) and its type by extension.
-fn media_file(path: &Path, what: &str, kinds: &[(&str, [u8; 4])]) -> Result<Entry> {
+fn media_file(path: &Path, what: &str, kinds: &[(&str, [u8; 4])], largest: u64) -> Result<Entry> {
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
@@ -555,6 +555,16 @@ fn media_file(path: &Path, what: &str, kinds: &[(&str, [u8; 4])]) -> Result<Entr
              (lower-case letters, digits and _, at most 31): rename the file",
             path.display()
         );
+    }
+    // One that could never fit a stick's file is refused before it is read.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if meta.is_file() && meta.len() > largest {
+            anyhow::bail!(
+                "{}: {} bytes, more than the {largest} a {what} on a stick may take",
+                path.display(),
+                meta.len()
+            );
+        }
     }
     Ok(Entry {
         kind: *kind,
@@ -595,10 +605,17 @@ fn add(
     let sound_file = sound;
     let mut sound = sound_file
         .map(|p| {
+            // A sound to be converted may start larger: it shrinks to 8 kHz, 8-bit, mono.
+            let largest = if convert_sound {
+                fsio::MAX_INPUT_BYTES
+            } else {
+                files::MAX_FILE_BYTES
+            };
             media_file(
                 p,
                 "sound",
                 &[("wav", *b"WAVE"), ("mid", *b"MIDI"), ("midi", *b"MIDI")],
+                largest,
             )
         })
         .transpose()?;
@@ -624,6 +641,7 @@ fn add(
                 p,
                 "lighting pattern",
                 &[("mid", *b"LED\0"), ("midi", *b"LED\0")],
+                files::MAX_FILE_BYTES,
             )
         })
         .transpose()?;
