@@ -266,13 +266,13 @@ fn host_library() -> Result<PathBuf, String> {
             "robot",
         ])
         .args(["-Zbuild-std=core,alloc", "--target", &host, "--target-dir"])
-        .arg(root.join("target/robot-host"))
+        .arg(root.join("target/robot"))
         .status()
         .map_err(|e| format!("cargo could not run: {e}"))?;
     if !built.success() {
         return Err("the host's no_std build of the core failed".into());
     }
-    Ok(root.join(format!("target/robot-host/{host}/release/libaibo_bridge.a")))
+    Ok(root.join(format!("target/robot/{host}/release/libaibo_bridge.a")))
 }
 
 /// The host's target triple, as rustc names it.
