@@ -3,11 +3,7 @@
 //
 #include <stdlib.h>
 #include <string.h>
-#include <OPENR/OPENRAPI.h>
-#include <OPENR/OSyslog.h>
-#include <OPENR/core_macro.h>
 #include "BridgeObject.h"
-#include "entry.h"
 
 // What the core needs of its embedder: memory (the object's heap, which grows in the
 // .ocf's steps) and an abort for an allocation that fails.

@@ -8,20 +8,12 @@
 // connection holds the pose, then takes the robot to lying down.
 //
 // Written from the OPEN-R SDK's documented API. It builds against the owner's SDK (see the
-// Makefile); the host test builds it against our own stand-ins (host/include).
+// Makefile); the host test builds it against our own stand-in (host/openr_standin.h).
 //
 #ifndef AIBO_BRIDGE_OBJECT_H
 #define AIBO_BRIDGE_OBJECT_H
 
-#include <OPENR/OObject.h>
-#include <OPENR/OSubject.h>
-#include <OPENR/OObserver.h>
-#include <OPENR/ODataFormats.h>
-#include <OPENR/RCRegion.h>
-#include <ant.h>
-#include <EndpointTypes.h>
-#include <TCPEndpointMsg.h>
-#include "def.h"
+#include "sdk.h"
 
 extern "C" {
 #include "aibo_bridge.h"

@@ -222,7 +222,7 @@ fn replay() -> Result<(), String> {
 }
 
 /// The OPEN-R object (`firmware-bridge/openr/BridgeObject.cc`) built on the host against
-/// our stand-ins for the SDK (`openr/host/`), with the driver the tests script, as C++98
+/// our stand-in for the SDK (`openr/host/openr_standin.h`), with the driver the tests script, as C++98
 /// (the SDK's gcc 3.3 takes no later C++): `target/robot/openr-host`.
 fn openr_host() -> Result<(), String> {
     let root = root();
@@ -231,8 +231,9 @@ fn openr_host() -> Result<(), String> {
     let exe = root.join("target/robot/openr-host");
     std::fs::create_dir_all(root.join("target/robot")).map_err(|e| e.to_string())?;
     let mut cxx = Command::new("c++");
-    cxx.args(["-std=c++98", "-O1", "-Wall", "-Wextra", "-Werror"]);
-    for include in ["openr/host/include", "openr/host", "openr", "capi"] {
+    cxx.args(["-std=c++98", "-O1", "-Wall", "-Wextra", "-Werror"])
+        .arg("-DAIBO_BRIDGE_STANDIN");
+    for include in ["openr/host", "openr", "capi"] {
         cxx.arg("-I")
             .arg(root.join("firmware-bridge").join(include));
     }

@@ -14,8 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "BridgeObject.h"
-#include "entry.h"
-#include "standin.h"
+#include "standin_state.h"
 
 static BridgeObject object;
 
@@ -74,7 +73,7 @@ int main() {
             for (const char* h = arg; h[0] && h[1] && n < m->sizeMax; h += 2) {
                 unsigned v;
                 sscanf(h, "%2x", &v);
-                m->buffer[n++] = (byte)v;
+                m->buffer[n++] = (unsigned char)v;
             }
             m->sizeMin = n;
             m->error = TCP_SUCCESS;

@@ -4,11 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <OPENR/OPENRAPI.h>
-#include <OPENR/OSubject.h>
-#include <OPENR/RCRegion.h>
-#include <TCPEndpointMsg.h>
-#include "standin.h"
+#include "openr_standin.h"
+#include "standin_state.h"
 
 Standin standin;
 
@@ -19,16 +16,16 @@ static int heldCount = 0;
 
 OStatus OSubject::SetData(RCRegion* region) {
     if (region->NumberOfReference() != 1) printf("error: a vector still held was reused\n");
-    data = region;
+    data_ = region;
     return oSUCCESS;
 }
 
 // Prints the vector as the robot's effectors would take it, then holds it; the oldest
 // held vector is let go, as OVirtualRobotComm lets a vector go once it has played it.
 OStatus OSubject::NotifyObservers() {
-    OCommandVectorData* v = (OCommandVectorData*)data->Base();
+    OCommandVectorData* v = (OCommandVectorData*)data_->Base();
     size_t frames = v->GetInfo(0)->numFrames;
-    printf("vector %p frames %lu\n", data->Base(), (unsigned long)frames);
+    printf("vector %p frames %lu\n", data_->Base(), (unsigned long)frames);
     for (size_t f = 0; f < frames; f++) {
         printf("frame");
         for (size_t j = 0; j < v->vectorInfo.numData; j++) {
@@ -45,13 +42,13 @@ OStatus OSubject::NotifyObservers() {
         }
         printf("\n");
     }
-    data->AddReference();
+    data_->AddReference();
     if (heldCount == HELD) {
         held[0]->RemoveReference();
         memmove(held, held + 1, sizeof held[0] * (HELD - 1));
         heldCount--;
     }
-    held[heldCount++] = data;
+    held[heldCount++] = data_;
     return oSUCCESS;
 }
 
@@ -72,7 +69,6 @@ OStatus NewCommandVectorData(size_t n, MemoryRegionID* memID, OCommandVectorData
     v->vectorInfo.memRegionID = *memID = ++standin.regions;
     for (size_t i = 0; i < n; i++) {
         v->info[i].dataOffset = head + i * sizeof(OCommandData);
-        v->info[i].dataSize = sizeof(OCommandData);
     }
     *out = v;
     return oSUCCESS;
@@ -109,8 +105,6 @@ OStatus GetTime(OTime* time) {
 }
 }  // namespace OPENR
 
-antEnvCreateSharedBufferMsg::antEnvCreateSharedBufferMsg(size_t size) : size(size), error(ANT_FAIL) {}
-
 void antEnvCreateSharedBufferMsg::Call(antStackRef, size_t) {
     buffer.address = calloc(1, size);
     error = buffer.address ? ANT_SUCCESS : ANT_FAIL;
@@ -132,7 +126,7 @@ void StandinTCPMsg::Send(antStackRef, OID, int entry, size_t size) {
     p.entry = entry;
     static const char* names[] = {"listen", "receive", "send", "close"};
     printf("ant %s", names[kind]);
-    if (kind == STANDIN_LISTEN) printf(" port %d", ((TCPEndpointListenMsg*)this)->lPort);
+    if (kind == STANDIN_LISTEN) printf(" port %d", lPort);
     if (kind == STANDIN_SEND) {
         printf(" %d ", sizeMin);
         for (int i = 0; i < sizeMin; i++) printf("%02x", buffer[i]);

@@ -1,7 +1,7 @@
 // The host stand-in's state, shared by standin.cc and the driver.
 #ifndef STANDIN_H
 #define STANDIN_H
-#include <TCPEndpointMsg.h>
+#include "openr_standin.h"
 
 #define STANDIN_MAX_PRIMITIVES 64
 #define STANDIN_MAX_PENDING 8
@@ -9,7 +9,7 @@
 struct StandinPending {
     // The message as sent (every TCP message fits).
     union {
-        byte bytes[sizeof(TCPEndpointListenMsg) + 64];
+        unsigned char bytes[sizeof(TCPEndpointListenMsg) + 64];
         long double align;
     };
     int entry;
