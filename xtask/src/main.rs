@@ -125,39 +125,15 @@ fn robot() -> Result<(), String> {
     let root = root();
     let out_dir = root.join("target/robot");
     let spec = root.join("firmware-bridge/robot/mipsel-sony-openr.json");
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     println!("building the core for {} …", spec.display());
-    let built = Command::new(&cargo)
-        .current_dir(&root)
-        .env("RUSTC_BOOTSTRAP", "1")
-        // Sony's linker refuses R_MIPS_JALR, and unwind tables are of no use with
-        // panic = abort.
-        .env(
-            "CARGO_ENCODED_RUSTFLAGS",
-            "-Cllvm-args=-mips-jalr-reloc=false\x1f-Cforce-unwind-tables=no\x1f-Cjump-tables=no",
-        )
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "firmware-bridge-capi",
-            "--features",
-            "robot",
-            "-Zbuild-std=core,alloc",
-            "-Zjson-target-spec",
-            "--target",
-        ])
-        .arg(&spec)
-        .arg("--target-dir")
-        .arg(&out_dir)
-        .status()
-        .map_err(|e| format!("cargo could not run: {e}"))?;
-    if !built.success() {
-        return Err(
-            "the robot build failed (is rust-src installed? `rustup component add rust-src`)"
-                .into(),
-        );
-    }
+    // Sony's linker refuses R_MIPS_JALR; unwind tables are of no use with panic = abort;
+    // `ld -r` breaks GP-relative jump tables (the differential test caught it).
+    build_core(
+        spec.as_os_str(),
+        &["-Zjson-target-spec"],
+        "-Cllvm-args=-mips-jalr-reloc=false\x1f-Cforce-unwind-tables=no\x1f-Cjump-tables=no",
+    )
+    .map_err(|e| format!("{e} (is rust-src installed? `rustup component add rust-src`)"))?;
     let library = out_dir.join("mipsel-sony-openr/release/libaibo_bridge.a");
     let object = out_dir.join("aibo_bridge.o");
     let mut link = Command::new("mipsel-linux-gnu-ld");
@@ -251,29 +227,36 @@ fn openr_host() -> Result<(), String> {
 /// The core built `no_std` for the host as for the robot (the embedder's allocation and
 /// abort, panic = abort): the library the native harnesses link.
 fn host_library() -> Result<PathBuf, String> {
-    let root = root();
     let host = host_triple()?;
+    build_core(host.as_ref(), &[], "-Cpanic=abort")?;
+    Ok(root().join(format!("target/robot/{host}/release/libaibo_bridge.a")))
+}
+
+/// Builds the core `no_std` behind its C interface (the `robot` feature) for `target`,
+/// with `build-std`, into `target/robot`.
+fn build_core(target: &std::ffi::OsStr, extra: &[&str], rustflags: &str) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let built = Command::new(&cargo)
-        .current_dir(&root)
+        .current_dir(root())
         .env("RUSTC_BOOTSTRAP", "1")
-        .env("CARGO_ENCODED_RUSTFLAGS", "-Cpanic=abort")
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "firmware-bridge-capi",
-            "--features",
-            "robot",
-        ])
-        .args(["-Zbuild-std=core,alloc", "--target", &host, "--target-dir"])
-        .arg(root.join("target/robot"))
+        .env("CARGO_ENCODED_RUSTFLAGS", rustflags)
+        .args(["build", "--release", "-p", "firmware-bridge-capi"])
+        .args(["--features", "robot", "-Zbuild-std=core,alloc"])
+        .args(extra)
+        .arg("--target")
+        .arg(target)
+        .arg("--target-dir")
+        .arg(root().join("target/robot"))
         .status()
         .map_err(|e| format!("cargo could not run: {e}"))?;
-    if !built.success() {
-        return Err("the host's no_std build of the core failed".into());
+    if built.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the core's build for {} failed",
+            target.to_string_lossy()
+        ))
     }
-    Ok(root.join(format!("target/robot/{host}/release/libaibo_bridge.a")))
 }
 
 /// The host's target triple, as rustc names it.
