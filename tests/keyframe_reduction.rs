@@ -7,20 +7,7 @@ mod common;
 use aibo_motion::keyframes::{effective_tolerance, reduce, to_keyframes};
 use aibo_motion::mtn::{self, Layout, Motion};
 
-/// A repeatable generator, so that failures can be replayed.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + (self.next() % (hi - lo + 1) as u64) as i64
-    }
-}
+use common::Rng;
 
 /// Random walks with bounded steps and occasional holds: like joint tracks.
 fn tracks(rng: &mut Rng, samples: usize, channels: usize, step: i64) -> Vec<Vec<i32>> {

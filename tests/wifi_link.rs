@@ -8,6 +8,7 @@ mod common;
 
 use aibo_motion::link::{self, Ending, Endpoint, Mode, PlayOptions};
 use common::link::{dense, ers7_motion, Server, Transport};
+use common::Rng;
 use firmware_bridge::sim::Timing;
 use firmware_bridge::Config;
 use std::io::{Read, Write};
@@ -15,19 +16,9 @@ use std::net::{TcpListener, TcpStream};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// A small deterministic generator (xorshift), so a failure can be had again.
-struct Random(u64);
-
-impl Random {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn between_ms(&mut self, low: u64, high: u64) -> Duration {
-        Duration::from_millis(low + self.next() % (high - low + 1))
-    }
+/// A delay of `low` to `high` ms.
+fn between_ms(random: &mut Rng, low: u64, high: u64) -> Duration {
+    Duration::from_millis(random.range(low as i64, high as i64) as u64)
 }
 
 /// What the weak link does to one direction.
@@ -58,14 +49,14 @@ fn weak_copy(mut from: TcpStream, mut to: TcpStream, weather: Weather) {
         let _ = to.shutdown(std::net::Shutdown::Write);
     });
     let start = Instant::now();
-    let mut random = Random(weather.seed);
+    let mut random = Rng(weather.seed);
     let mut last = start;
     let mut burst_until = 0;
     let mut buf = [0u8; 4096];
     let mut chunk = 0u64;
     while let Ok(n @ 1..) = from.read(&mut buf) {
         let now = Instant::now();
-        let mut at = now + random.between_ms(5, 60);
+        let mut at = now + between_ms(&mut random, 5, 60);
         if let Some(stall) = weather.stall_at {
             let (from_t, until) = (start + stall, start + stall + STALL);
             if now >= from_t && now < until {

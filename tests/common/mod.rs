@@ -310,3 +310,20 @@ pub fn peak_kb(pid: u32) -> Option<u64> {
 }
 
 pub mod link;
+
+/// A repeatable generator (xorshift), so that a failure can be had again.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A whole number from `lo` to `hi`, both included.
+    pub fn range(&mut self, lo: i64, hi: i64) -> i64 {
+        lo + (self.next() % (hi - lo + 1) as u64) as i64
+    }
+}
