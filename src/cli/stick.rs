@@ -270,13 +270,9 @@ pub fn run(args: Args) -> Result<Outcome> {
                     force,
                 )?;
                 eprintln!(
-                    "the stick at {} joins {:?} ({}){}",
+                    "the stick at {} {}{}",
                     root.display(),
-                    set_up.essid,
-                    match set_up.address {
-                        Address::Dhcp => "address by DHCP".to_string(),
-                        Address::Fixed { ip, .. } => format!("address {ip}"),
-                    },
+                    set_up.joins(),
                     kept_in(&backup)
                 );
                 return Ok(Outcome::Success);
@@ -326,13 +322,9 @@ pub fn run(args: Args) -> Result<Outcome> {
             };
             let backup = write_changes(&open.root, &files, force)?;
             eprintln!(
-                "the stick at {} joins {:?} ({}); {console}, on TCP 21002{}",
+                "the stick at {} {}; {console}, on TCP 21002{}",
                 open.root.display(),
-                set_up.essid,
-                match set_up.address {
-                    Address::Dhcp => "address by DHCP".to_string(),
-                    Address::Fixed { ip, .. } => format!("address {ip}"),
-                },
+                set_up.joins(),
                 kept_in(&backup)
             );
             Ok(Outcome::Success)

@@ -95,6 +95,15 @@ impl Wifi {
         Ok(())
     }
 
+    /// What the robot will join, in words: `joins "home" (address by DHCP)`.
+    pub fn joins(&self) -> String {
+        let address = match self.address {
+            Address::Dhcp => "address by DHCP".to_string(),
+            Address::Fixed { ip, .. } => format!("address {ip}"),
+        };
+        format!("joins {:?} ({address})", self.essid)
+    }
+
     /// The file's text.
     pub fn encode(&self) -> String {
         let mut t = String::from("# Written by aibo-motion stick wifi\n#\n# WLAN\n#\n");
