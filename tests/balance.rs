@@ -841,3 +841,65 @@ fn every_figure_a_profile_gives_is_checked_and_named() {
         }
     }
 }
+
+/// The stand with the legs spread: the front paws swung forward and the hind paws back
+/// (shoulders and hips by `deg`), so that the front and hind paws draw apart.
+fn spread(deg: f64) -> Motion {
+    let stand = &Profile::builtin("ERS-7").unwrap().postures["stand"];
+    let at = |name: &str| {
+        let profile = Profile::builtin("ERS-7").unwrap();
+        let i = profile.joints.iter().position(|j| j.name == name).unwrap();
+        stand.joints[i].to_degrees()
+    };
+    let set: Vec<(&'static str, f64)> = vec![
+        ("lf_j1", at("lf_j1") + deg),
+        ("rf_j1", at("rf_j1") + deg),
+        ("lh_j1", at("lh_j1") + deg),
+        ("rh_j1", at("rh_j1") + deg),
+    ];
+    let set: &'static [(&'static str, f64)] = Box::leak(set.into_boxed_slice());
+    ers7(
+        "a_stand#stand_spread",
+        &[
+            Pose {
+                posture: "stand",
+                set: &[],
+            },
+            Pose {
+                posture: "stand",
+                set,
+            },
+        ],
+        60,
+    )
+}
+
+#[test]
+fn paws_drawn_apart_slip_as_the_geometry_demands_in_both_judges() {
+    // Spread by 10°, each leg's paw swings about 25 mm along the body (leg length × the
+    // angle's sine): the front and hind paws draw about 50 mm apart, which four planted
+    // paws can only take by sliding, whatever the friction. Held still, nothing slides.
+    let profile = Profile::builtin("ERS-7").unwrap();
+    for (deg, total_mm) in [(0.0, 0.0), (10.0, 100.0)] {
+        let m = spread(deg);
+        let stances = statics::stances(&m, &profile).unwrap();
+        let demanded = aibo_motion::stability::slip::demanded(&m, &profile, &stances).unwrap();
+        let demanded_total: f64 = demanded.iter().map(|(_, mm)| mm).sum();
+        let r = simulate(&m);
+        assert!(r.fall.is_none(), "{}", r.summary());
+        let simulated_total: f64 = r.slipped.iter().map(|s| s.max_mm).sum();
+        let summary = format!("{deg}°: demanded {demanded:?}; simulated {}", r.summary());
+        assert!(
+            (demanded_total - total_mm).abs() <= 0.15 * total_mm + 3.0,
+            "{summary}"
+        );
+        assert!(
+            (simulated_total - demanded_total).abs() <= 0.2 * demanded_total + 3.0,
+            "{summary}"
+        );
+        for s in &r.slipped {
+            let demand = demanded.iter().find(|(paw, _)| *paw == s.paw).unwrap().1;
+            assert_eq!(s.demanded_mm, demand, "{summary}");
+        }
+    }
+}

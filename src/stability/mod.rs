@@ -16,6 +16,7 @@ pub mod kinematics;
 pub mod physics;
 pub mod plan;
 pub mod qp;
+pub mod slip;
 pub mod stage;
 pub mod statics;
 pub mod support;

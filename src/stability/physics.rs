@@ -23,6 +23,7 @@ use rapier3d::prelude::*;
 use serde::Serialize;
 
 use super::body::{self, Body, Resting};
+use super::slip;
 use super::statics::{self, LEAN_DEG};
 use super::support::Direction;
 use super::{BalanceError, Columns};
@@ -55,11 +56,23 @@ const DAMPING: f32 = 0.3;
 const PAW_FRICTION: f32 = 0.9;
 const BODY_FRICTION: f32 = 0.5;
 
-/// A paw that slides further than this while down has slipped, mm.
+/// A paw whose rubber slides further than this over one stay down has slipped, mm.
 const SLIP_MM: f64 = 10.0;
+
+/// A paw off the floor for longer than this has ended its stay down, ms.
+const STAY_GAP_MS: u64 = 40;
 
 /// How long the robot stands in the first frame's pose before the motion starts, s.
 const SETTLE_S: f64 = 0.5;
+
+/// A paw's stay down in the simulation: how far its rubber has slid (mm, x and y), and
+/// how far and how long (ms) it has moved since it last felt the floor.
+#[derive(Debug, Clone, Copy, Default)]
+struct Stay {
+    slid: DVec2,
+    off_floor: DVec2,
+    off_ms: u64,
+}
 
 /// How it went.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -92,7 +105,11 @@ pub struct Fall {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Slip {
     pub paw: String,
+    /// The most its rubber slid over the floor in one stay down, mm.
     pub max_mm: f64,
+    /// The most the motion's own geometry makes it slide in one stay down, with no
+    /// physics ([`slip::demanded`]), mm.
+    pub demanded_mm: f64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -131,7 +148,16 @@ impl Report {
                 .iter()
                 .map(|s| format!("{} {:.0} mm", s.paw, s.max_mm))
                 .collect();
-            line.push_str(&format!("; slipped: {}", paws.join(", ")));
+            let demanded: Vec<String> = self
+                .slipped
+                .iter()
+                .map(|s| format!("{:.0}", s.demanded_mm))
+                .collect();
+            line.push_str(&format!(
+                "; slipped: {} (its joint angles alone demand {} mm)",
+                paws.join(", "),
+                demanded.join(", ")
+            ));
         }
         if self.uncertain_masses {
             line.push_str(" (masses estimated)");
@@ -657,6 +683,29 @@ impl Robot {
         })
     }
 
+    /// Each paw's load on the floor (N: zero when the floor does not push on it), where
+    /// the centre of its ball is (mm, world), and how its ball is turned.
+    pub fn paw_contacts(&self) -> Vec<(f64, DVec3, DQuat)> {
+        let dt = f64::from(self.world.integration_parameters.dt);
+        self.paws
+            .iter()
+            .map(|(_, c)| {
+                let load = self
+                    .world
+                    .narrow_phase
+                    .contact_pair(*c, self.floor)
+                    .filter(|pair| pair.has_any_active_contact())
+                    .map_or(0.0, |pair| f64::from(pair.total_impulse_magnitude()) / dt);
+                let collider = &self.world.colliders[*c];
+                (
+                    load,
+                    d3(collider.translation()) * 1000.0,
+                    dquat(&collider.rotation()),
+                )
+            })
+            .collect()
+    }
+
     /// Every bone of the skeleton where the simulation has it (mm: x and y from where the
     /// body started, z above the floor); `angles` place the bones that ride on others
     /// (ears, mouth, tail) as the motion has them.
@@ -783,7 +832,10 @@ fn run(
     let mut fall: Option<Fall> = None;
     let mut path = Vec::new();
     let paw_count = robot.paws().count();
-    let mut slip_from: Vec<Option<DVec2>> = vec![None; paw_count];
+    let mut stays: Vec<Option<Stay>> = vec![None; paw_count];
+    let demanded = slip::demanded(motion, profile, stances)?;
+    let paw_radius = profile.mass.as_ref().map_or(0.0, |m| m.paw_radius);
+    let mut paw_before = robot.paw_contacts();
     let mut slipped: Vec<f64> = vec![0.0; paw_count];
     let mut end = frames;
     let mut watch = FallWatch::default();
@@ -834,14 +886,33 @@ fn run(
                 end = (k + (500 / DENSE_FRAME_MS) as usize).min(frames);
             }
         }
-        for (n, (_, xy, down)) in robot.paws().enumerate() {
-            if down {
-                let from = *slip_from[n].get_or_insert(xy);
-                slipped[n] = slipped[n].max(xy.distance(from));
-            } else {
-                slip_from[n] = None;
+        // A paw slips where its rubber slides over the floor while the floor pushes on it:
+        // its ball's centre moves further than its turn rolls it. A stay down ends when
+        // the paw has been off the floor for a while: a sliding paw chatters, losing the
+        // floor for a frame at a time.
+        let contacts = robot.paw_contacts();
+        for (n, &(load, centre, turned)) in contacts.iter().enumerate() {
+            let (_, before, was) = paw_before[n];
+            let rolled = (turned * was.inverse())
+                .to_scaled_axis()
+                .cross(DVec3::Z * paw_radius);
+            let slide = (centre - before - rolled).truncate();
+            if load > 0.0 {
+                let stay = stays[n].get_or_insert_with(Stay::default);
+                stay.slid += stay.off_floor + slide;
+                stay.off_floor = DVec2::ZERO;
+                stay.off_ms = 0;
+                slipped[n] = slipped[n].max(stay.slid.length());
+            } else if let Some(stay) = stays[n].as_mut() {
+                // Off the floor for a moment: it counts only if the paw comes down again.
+                stay.off_floor += slide;
+                stay.off_ms += DENSE_FRAME_MS;
+                if stay.off_ms > STAY_GAP_MS {
+                    stays[n] = None;
+                }
             }
         }
+        paw_before = contacts;
         if k % (100 / DENSE_FRAME_MS as usize) == 0 {
             let at = robot.position_mm();
             path.push(PathPoint {
@@ -867,6 +938,10 @@ fn run(
             .map(|((name, ..), &mm)| Slip {
                 paw: name.to_string(),
                 max_mm: mm,
+                demanded_mm: demanded
+                    .iter()
+                    .find(|(paw, _)| paw == name)
+                    .map_or(0.0, |(_, d)| *d),
             })
             .collect(),
         path,

@@ -1,0 +1,159 @@
+//! The slip a motion's own geometry demands of its paws, found without physics: a
+//! second judge for `simulate`'s slip figures, and the floor against which the
+//! simulation's friction and servo gains are calibrated.
+//!
+//! A robot standing on three or four paws is a closed chain. Where a motion changes the
+//! distance between two planted paws (Sony's stand-to-sit folds the hind legs under a
+//! pitched body), no friction can keep both where they are: the rubber must slide. For
+//! every pair of 8 ms frames, the points the static test has the robot standing on in
+//! both are laid on the floor at its meant attitude, and the body is moved over the floor
+//! (a turn and a shift) so that they move as little as possible (least squares). What
+//! each paw's rubber must still slide, less what it rolls as its shin turns, adds up
+//! while the paw stays down; the largest sum over a stay is the paw's demand.
+
+use glam::{DQuat, DVec2, DVec3};
+
+use super::body::Body;
+use super::statics::Stance;
+use super::{BalanceError, Columns};
+use crate::mtn::{self, Motion};
+use crate::robot::profile::Profile;
+
+/// Each paw's demanded slip, by paw (`lf paw`, …): the largest distance its rubber must
+/// slide over the floor during one stay down, mm.
+pub fn demanded(
+    motion: &Motion,
+    profile: &Profile,
+    stances: &[Stance],
+) -> Result<Vec<(String, f64)>, BalanceError> {
+    let body = Body::of(profile)?;
+    let columns = Columns::of(motion, profile);
+    let paws: Vec<usize> = (0..body.contacts.len())
+        .filter(|&i| body.contacts[i].name.ends_with(" paw"))
+        .collect();
+    let mut worst = vec![0.0f64; paws.len()];
+    let mut sliding: Vec<Option<DVec2>> = vec![None; paws.len()];
+    // The previous frame's standing points: contact index, centre on the floor (world
+    // xy, mm) and the contact's world orientation.
+    let mut previous: Vec<(usize, DVec2, DQuat)> = Vec::new();
+    // The body's placement on the floor: a turn about the vertical and a shift.
+    let mut placed = (0.0f64, DVec2::ZERO);
+    for (f, stance) in mtn::dense_frames(motion).zip(stances) {
+        let [roll, pitch, _] = super::attitude(&f);
+        let pose = body
+            .skeleton
+            .pose(&columns.angles(profile, &f), [roll, pitch, 0.0]);
+        let standing: Vec<(usize, DVec3, DQuat)> = body
+            .contacts
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| stance.standing_on.contains(&c.name))
+            .map(|(i, c)| {
+                let at = pose.positions[c.bone] + pose.rotations[c.bone] * c.offset;
+                (i, stance.meant * at, stance.meant * pose.rotations[c.bone])
+            })
+            .collect();
+        // The points down in both frames fix the body's move; with fewer than two it may
+        // pivot or shift freely, and nothing need slide.
+        let pairs: Vec<(DVec2, DVec2)> = standing
+            .iter()
+            .filter_map(|&(i, at, _)| {
+                previous
+                    .iter()
+                    .find(|p| p.0 == i)
+                    .map(|p| (at.truncate(), p.1))
+            })
+            .collect();
+        if pairs.len() >= 2 {
+            placed = fit(&pairs);
+        }
+        let (turn, shift) = placed;
+        let yaw = DQuat::from_axis_angle(DVec3::Z, turn);
+        let on_floor = |at: DVec3| DVec2::from_angle(turn).rotate(at.truncate()) + shift;
+        let now: Vec<(usize, DVec2, DQuat)> = standing
+            .iter()
+            .map(|&(i, at, q)| (i, on_floor(at), yaw * q))
+            .collect();
+        for (k, &paw) in paws.iter().enumerate() {
+            let here = now.iter().find(|p| p.0 == paw);
+            let before = previous.iter().find(|p| p.0 == paw);
+            match (here, before) {
+                (Some(h), Some(b)) if pairs.len() >= 2 => {
+                    // A round paw rolls as its shin turns: its centre moves by the turn
+                    // crossed with the radius, and its rubber does not slide for that.
+                    let turned = (h.2 * b.2.inverse()).to_scaled_axis();
+                    let rolled = turned.cross(DVec3::Z * body.contacts[paw].radius);
+                    let slide = (h.1 - b.1) - rolled.truncate();
+                    let total = sliding[k].get_or_insert(DVec2::ZERO);
+                    *total += slide;
+                    worst[k] = worst[k].max(total.length());
+                }
+                (Some(_), _) => {
+                    sliding[k].get_or_insert(DVec2::ZERO);
+                }
+                (None, _) => sliding[k] = None,
+            }
+        }
+        previous = now;
+    }
+    Ok(paws
+        .iter()
+        .zip(worst)
+        .map(|(&i, mm)| (body.contacts[i].name.clone(), mm))
+        .collect())
+}
+
+/// The turn (radians) and shift (mm) that carry the points `from` (this frame, the
+/// robot's own floor frame) closest to `to` (where they were on the floor), least squares.
+fn fit(pairs: &[(DVec2, DVec2)]) -> (f64, DVec2) {
+    let n = pairs.len() as f64;
+    let a = pairs.iter().map(|p| p.0).sum::<DVec2>() / n;
+    let b = pairs.iter().map(|p| p.1).sum::<DVec2>() / n;
+    let (mut dot, mut cross) = (0.0, 0.0);
+    for (p, q) in pairs {
+        let (p, q) = (*p - a, *q - b);
+        dot += p.dot(q);
+        cross += p.perp_dot(q);
+    }
+    let turn = cross.atan2(dot);
+    (turn, b - DVec2::from_angle(turn).rotate(a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fit_recovers_a_turn_and_a_shift() {
+        let turn = 0.3f64;
+        let shift = DVec2::new(12.0, -7.0);
+        let from = [
+            DVec2::new(60.0, 40.0),
+            DVec2::new(60.0, -40.0),
+            DVec2::new(-60.0, 40.0),
+            DVec2::new(-60.0, -40.0),
+        ];
+        let pairs: Vec<(DVec2, DVec2)> = from
+            .iter()
+            .map(|&p| (p, DVec2::from_angle(turn).rotate(p) + shift))
+            .collect();
+        let (t, s) = fit(&pairs);
+        assert!((t - turn).abs() < 1e-12, "{t}");
+        assert!(s.distance(shift) < 1e-9, "{s}");
+    }
+
+    #[test]
+    fn two_points_drawn_apart_share_the_slide() {
+        // Two paws 100 mm apart move to 140 mm apart: each must slide 20 mm.
+        let pairs = [
+            (DVec2::new(-70.0, 0.0), DVec2::new(-50.0, 0.0)),
+            (DVec2::new(70.0, 0.0), DVec2::new(50.0, 0.0)),
+        ];
+        let (t, s) = fit(&pairs);
+        let moved: Vec<f64> = pairs
+            .iter()
+            .map(|(p, q)| (DVec2::from_angle(t).rotate(*p) + s).distance(*q))
+            .collect();
+        assert!(moved.iter().all(|m| (m - 20.0).abs() < 1e-9), "{moved:?}");
+    }
+}
