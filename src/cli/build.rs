@@ -255,6 +255,8 @@ struct Summary {
     warnings: Vec<String>,
     notes: Vec<String>,
     likeness: Option<Likeness>,
+    /// Where the performer travels (walks, runs, turns); empty from JSON.
+    locomotion: Vec<aibo_motion::retarget::locomotion::Span>,
     /// Whether it stays on its feet (the static test; none without a mass model).
     balance: Option<aibo_motion::stability::statics::Report>,
     /// What the balance stage did (none with `--balance off` or from JSON).
@@ -281,6 +283,7 @@ impl Summary {
             "warnings": self.warnings,
             "notes": self.notes,
             "likeness": self.likeness.as_ref().map(likeness_json),
+            "locomotion": self.locomotion,
             "balance": self.balance.as_ref().map(super::check::balance_json),
             "balance_stage": self.stage.as_ref().map(super::keep::Stage::to_json),
         })
@@ -357,6 +360,13 @@ impl Summary {
             }
             if !self.held.is_empty() {
                 let _ = writeln!(t, "  held at the posture: {}", self.held.join(", "));
+            }
+            for span in &self.locomotion {
+                let _ = writeln!(
+                    t,
+                    "  the performer travels: {} (the robot treads in place: no gait yet)",
+                    span.describe()
+                );
             }
             self.balance_text(&mut t);
             if let Some(l) = &self.likeness {
@@ -612,6 +622,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         warnings,
         notes: clip.notes,
         likeness,
+        locomotion: aibo_motion::retarget::locomotion::spans(&tracks.performer, tracks.frame_time),
         balance,
         stage,
     })
@@ -676,6 +687,7 @@ fn build_from_json(input: &Path, output: &Path, data: &[u8]) -> Result<Summary> 
         warnings,
         notes: Vec::new(),
         likeness: None,
+        locomotion: Vec::new(),
         balance,
         stage: None,
     })

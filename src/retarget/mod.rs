@@ -15,6 +15,7 @@
 //! `joint = sign · scale · measure + offset`.
 
 mod body;
+pub mod locomotion;
 mod performer;
 
 pub use body::{normalize, Body, Limb};

@@ -87,6 +87,19 @@ impl BodyFrame {
     }
 }
 
+/// The root of one pose (see [`Performer::root`]).
+fn root_of(pose: &WorldPose, body: &Body) -> Option<DVec3> {
+    let at = |j: usize| pose.positions.get(j).copied();
+    let hip = |l: Limb| at(body.limb(l)?[0]);
+    match (hip(Limb::LeftLeg), hip(Limb::RightLeg)) {
+        (Some(l), Some(r)) => Some((l + r) / 2.0),
+        _ => [body.pelvis, body.chest, body.head]
+            .into_iter()
+            .flatten()
+            .find_map(at),
+    }
+}
+
 /// A limb's bones on every frame, in body coordinates: shoulder (or hip) to elbow (or
 /// knee), and on to the wrist (or ankle).
 #[derive(Debug, Clone, PartialEq)]
@@ -115,6 +128,10 @@ pub struct Performer {
     pub head: Option<HeadTrack>,
     /// The world's up: the world axis nearest the body's mean up.
     pub world_up: DVec3,
+    /// Where the root is on every frame (world, the clip's units): the hips' midpoint, or
+    /// the pelvis, chest or head where there are no hips. Its path over the floor is
+    /// where the performer travels.
+    pub root: Vec<DVec3>,
 }
 
 /// Where a HoloLens wearer's shoulders are, relative to the head (m): 18 cm to the side,
@@ -159,8 +176,12 @@ impl Performer {
         let mut head_turns = Vec::with_capacity(if body.head.is_some() { clip.frames } else { 0 });
         let mrtk_arms = mrtk_arms(clip, body);
         let mut previous: Option<BodyFrame> = None;
+        let mut root = Vec::with_capacity(clip.frames);
         for f in 0..clip.frames {
             let pose = world_pose(clip, f);
+            root.push(
+                root_of(&pose, body).unwrap_or_else(|| root.last().copied().unwrap_or_default()),
+            );
             let measured = if mrtk {
                 None
             } else {
@@ -225,6 +246,7 @@ impl Performer {
             limbs,
             head,
             world_up,
+            root,
         }
     }
 

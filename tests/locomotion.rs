@@ -1,0 +1,161 @@
+//! Where the performer travels: `build` finds the spans of a take in which the performer
+//! walks or turns, from the root's path, and lists them in its summary and `--json`.
+
+mod common;
+
+use aibo_motion::retarget::locomotion::{self, Span};
+use aibo_motion::retarget::{Body, Neutral, Performer};
+use aibo_motion::source::bvh;
+
+/// The test performer (hip to ankle 82 units, facing +z) with its hips at `root` and
+/// turned `yaw` degrees about the vertical, one entry per frame.
+fn walking_bvh(path: &[([f64; 3], f64)], frame_time: f64) -> String {
+    let frames: Vec<Vec<(&str, char, f64)>> = path
+        .iter()
+        .map(|&(_, yaw)| vec![("Hips", 'y', yaw)])
+        .collect();
+    let text = common::performer_bvh(&frames, frame_time);
+    let (head, motion) = text.split_once("Frame Time:").unwrap();
+    let mut lines = motion.lines();
+    let mut out = format!("{head}Frame Time:{}\n", lines.next().unwrap());
+    for (line, &([x, y, z], _)) in lines.zip(path) {
+        let mut values: Vec<String> = line.split(' ').map(str::to_string).collect();
+        values[0] = x.to_string();
+        values[1] = (90.0 + y).to_string();
+        values[2] = z.to_string();
+        out.push_str(&values.join(" "));
+        out.push('\n');
+    }
+    out
+}
+
+fn spans_of(text: &str, frame_time: f64) -> Vec<Span> {
+    let clip = bvh::read(text.as_bytes()).unwrap();
+    let performer = Performer::measure(&clip, &Body::find(&clip.skeleton), Neutral::Typical);
+    locomotion::spans(&performer, frame_time)
+}
+
+const LEG: f64 = 82.0;
+const FRAME_S: f64 = 1.0 / 30.0;
+
+/// Stands 1 s, walks `speed` leg lengths/s straight ahead for 3 s, stands 1 s.
+fn straight(speed: f64) -> Vec<([f64; 3], f64)> {
+    (0..150)
+        .map(|f| {
+            let t = (f as f64 * FRAME_S - 1.0).clamp(0.0, 3.0);
+            // The hips bob as a walker's do; the bob is no travel.
+            let bob = 2.0 * (f as f64 * FRAME_S * 12.0).sin();
+            ([0.0, bob, speed * LEG * t], 0.0)
+        })
+        .collect()
+}
+
+#[test]
+fn a_straight_walk_is_one_span_ahead_at_its_speed() {
+    let spans = spans_of(&walking_bvh(&straight(1.2), FRAME_S), FRAME_S);
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    let s = &spans[0];
+    assert_eq!(s.kind, "walk");
+    // The window of 0.5 s blurs each end by up to a quarter second.
+    assert!(
+        (s.start_s - 1.0).abs() <= 0.3 && (s.end_s - 4.0).abs() <= 0.3,
+        "{s:?}"
+    );
+    assert!((s.forward_legs - 3.6).abs() <= 0.15, "{s:?}");
+    assert!(
+        s.left_legs.abs() <= 0.05 && s.turn_deg.abs() <= 1.0,
+        "{s:?}"
+    );
+    assert!((s.speed_legs_per_s - 1.2).abs() <= 0.25, "{s:?}");
+    // A sidestep to the left (the performer's left is +x) is sideways, not ahead.
+    let side: Vec<_> = straight(0.8)
+        .into_iter()
+        .map(|([x, y, z], yaw)| ([z, y, x], yaw))
+        .collect();
+    let spans = spans_of(&walking_bvh(&side, FRAME_S), FRAME_S);
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    assert!((spans[0].left_legs - 2.4).abs() <= 0.15, "{spans:?}");
+    assert!(spans[0].forward_legs.abs() <= 0.05, "{spans:?}");
+}
+
+#[test]
+fn a_walk_round_a_circle_turns_through_a_full_turn() {
+    // A 1 m circle (radius 0.5 m as 50 units: this performer's units are centimetres)
+    // in 8 s, facing along the path, between two seconds of standing.
+    let radius = 50.0;
+    let path: Vec<([f64; 3], f64)> = (0..360)
+        .map(|f| {
+            let t = ((f as f64 * FRAME_S - 2.0) / 8.0).clamp(0.0, 1.0);
+            let a = std::f64::consts::TAU * t;
+            // Starting at the origin facing +z, turning left (towards +x).
+            let at = [radius * (1.0 - a.cos()), 0.0, radius * a.sin()];
+            (at, a.to_degrees())
+        })
+        .collect();
+    let spans = spans_of(&walking_bvh(&path, FRAME_S), FRAME_S);
+    assert_eq!(spans.len(), 1, "{spans:?}");
+    let s = &spans[0];
+    assert!((s.turn_deg - 360.0).abs() <= 30.0, "{s:?}");
+    let around = std::f64::consts::TAU * radius / LEG;
+    assert!((s.distance_legs - around).abs() <= 0.1 * around, "{s:?}");
+    // It ends where it began.
+    assert!(s.forward_legs.hypot(s.left_legs) <= 0.2, "{s:?}");
+}
+
+#[test]
+fn standing_still_and_swaying_is_no_locomotion() {
+    let sway: Vec<([f64; 3], f64)> = (0..300)
+        .map(|f| {
+            let t = f as f64 * FRAME_S;
+            (
+                [3.0 * (t * 2.0).sin(), 0.0, 3.0 * (t * 1.3).cos()],
+                10.0 * t.sin(),
+            )
+        })
+        .collect();
+    assert!(spans_of(&walking_bvh(&sway, FRAME_S), FRAME_S).is_empty());
+    let example = std::fs::read_to_string(common::example()).unwrap();
+    let clip = bvh::read(example.as_bytes()).unwrap();
+    let performer = Performer::measure(&clip, &Body::find(&clip.skeleton), Neutral::Typical);
+    assert!(locomotion::spans(&performer, clip.frame_time).is_empty());
+}
+
+#[test]
+fn build_lists_the_spans_in_its_summary_and_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("walk.bvh");
+    std::fs::write(&input, walking_bvh(&straight(1.2), FRAME_S)).unwrap();
+    let out = dir.path().join("walk.mtn");
+    let run = common::run(&[
+        "build",
+        input.to_str().unwrap(),
+        "--profile",
+        "ERS-7",
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    let json: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    let spans = json["locomotion"].as_array().unwrap();
+    assert_eq!(spans.len(), 1, "{json}");
+    assert_eq!(spans[0]["kind"], "walk");
+    assert!((spans[0]["forward_legs"].as_f64().unwrap() - 3.6).abs() <= 0.15);
+    let run = common::run(&[
+        "build",
+        input.to_str().unwrap(),
+        "--profile",
+        "ERS-7",
+        "-o",
+        out.to_str().unwrap(),
+        "--force",
+        "-v",
+    ]);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    let text = common::stdout(&run);
+    let line = text
+        .lines()
+        .find(|l| l.contains("the performer travels: walk from"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("3.6 forward"), "{line}");
+}
