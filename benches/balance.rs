@@ -55,13 +55,15 @@ fn balance(c: &mut Criterion) {
         group.bench_function("the stage (plan, QP per row, keyframes)", |b| {
             b.iter(|| {
                 let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-                let (plan, grid) = pipeline::planned(&stage, &tracks, &profile, &grid);
+                let (plan, grid) =
+                    pipeline::planned(&stage, &tracks, &profile, &grid, pipeline::Locomotion::Walk);
                 let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
                 keyframes::finish(&balanced.grid, &profile, &on.keyframes).unwrap()
             })
         });
         let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-        let (plan, grid) = pipeline::planned(&stage, &tracks, &profile, &grid);
+        let (plan, grid) =
+            pipeline::planned(&stage, &tracks, &profile, &grid, pipeline::Locomotion::Walk);
         let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
         let motion = keyframes::finish(&balanced.grid, &profile, &on.keyframes)
             .unwrap()

@@ -19,6 +19,7 @@ use crate::robot::profile::Profile;
 use crate::source::Clip;
 use crate::stability::plan::{self, Plan};
 use crate::stability::stage::{self, RowReport, Stage};
+use crate::stability::walking;
 use crate::stability::{statics, BalanceError};
 
 /// The share of the servos' torque the proof's simulation gives them.
@@ -44,12 +45,23 @@ impl Default for Balance {
     }
 }
 
+/// Whether the robot walks where the performer travels (with the balance stage).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Locomotion {
+    /// A statically stable crawl where the performer travels (`stability::walking`).
+    #[default]
+    Walk,
+    /// The legs follow the performer's, and the robot treads in place (`--gait off`).
+    InPlace,
+}
+
 /// How a clip becomes a motion.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BuildOptions {
     pub retarget: retarget::Options,
     pub keyframes: keyframes::Options,
     pub balance: Balance,
+    pub locomotion: Locomotion,
 }
 
 /// A motion built from a clip, with the tracks it was made from.
@@ -196,22 +208,41 @@ pub fn default_margin(profile: &Profile) -> f64 {
 }
 
 /// The contact plan for `grid`, and the grid padded as the plan asks (see
-/// [`plan::Padding`]).
+/// [`plan::Padding`]). With `locomotion` [`Locomotion::Walk`], the robot walks where
+/// the performer travels, and no gesture lifts a paw there.
 pub fn planned(
     stage: &Stage,
     tracks: &Tracks,
     profile: &Profile,
     grid: &keyframes::Grid,
+    locomotion: Locomotion,
 ) -> (Plan, keyframes::Grid) {
     let landing_rows = |row: usize, paw: usize| stage.landing_rows_from(&grid.rows[row], paw);
-    let plan = plan::plan(
+    let mut plan = plan::plan(
         tracks,
         profile,
         grid.rows.len(),
         grid.step_s(),
         &landing_rows,
     );
-    let padded = grid.padded(plan.padding.lead, plan.padding.tail);
+    let mut padded = grid.padded(plan.padding.lead, plan.padding.tail);
+    if locomotion == Locomotion::Walk {
+        let row_s = grid.step_s();
+        plan.walks = walking::plan(tracks, profile, row_s, plan.padding.lead);
+        let blend = (walking::BLEND_S / row_s).round() as usize;
+        for w in plan.walks.clone() {
+            plan.hold(w.start.saturating_sub(blend), w.rows().end + blend);
+        }
+        // A walk still under way at the performance's end finishes after it: its steps
+        // home and its sway back play while the performer's last pose is held.
+        let needed = plan.walks.last().map_or(0, |w| w.rows().end + blend);
+        if needed > padded.rows.len() {
+            let extra = needed - padded.rows.len();
+            plan.padding.tail += extra;
+            plan.rows += extra;
+            padded = grid.padded(plan.padding.lead, plan.padding.tail);
+        }
+    }
     (plan, padded)
 }
 
@@ -226,13 +257,14 @@ fn keep_balance(
 ) -> Result<(Keyframed, Kept), BuildError> {
     let neutral = retarget::neutral_pose(profile, &options.retarget);
     let stage = Stage::new(profile, grid.frame_ms, &neutral)?;
-    let (mut plan, grid) = planned(&stage, tracks, profile, grid);
+    let (mut plan, grid) = planned(&stage, tracks, profile, grid, options.locomotion);
     let grid = &grid;
     let rows = grid.rows.len();
     let mut margins = vec![margin; rows];
     let mut repairs = 0;
     loop {
-        let balanced = stage.balance(grid, &plan, &margins);
+        let mut balanced = stage.balance(grid, &plan, &margins);
+        walking::apply(&mut balanced.grid, &plan.walks, profile);
         let mut keyed = finish(&balanced.grid, profile, &options.keyframes)?;
         let proof = prove(&keyed.motion, profile)?;
         let windows = proof.falls();
@@ -267,6 +299,7 @@ fn keep_balance(
         repairs += 1;
         if repairs == REPAIRS {
             plan.lifts.clear();
+            plan.walks.clear();
             for m in margins.iter_mut() {
                 *m += 10.0;
             }

@@ -104,6 +104,12 @@ pub struct Args {
     /// `off` writes the retargeted motion as it is.
     #[arg(long, value_enum, default_value_t = OnOff::On, value_name = "on|off")]
     pub balance: OnOff,
+    /// Walk where the performer travels (on by default, with the balance stage): a
+    /// statically stable crawl, one paw up at a time, at the performer's speed scaled by
+    /// leg length (robot leg over human leg) and slowed to what the crawl can make.
+    /// `off` has the legs follow the performer's, treading in place.
+    #[arg(long, value_enum, default_value_t = OnOff::On, value_name = "on|off")]
+    pub gait: OnOff,
     /// How far inside the support the balance stage keeps the centre of mass, mm
     /// (default 14 on the ERS-7; 22 on the ERS-210/220, whose masses are estimates).
     #[arg(long, value_name = "MM", value_parser = super::parse_margin, allow_negative_numbers = true)]
@@ -361,11 +367,17 @@ impl Summary {
             if !self.held.is_empty() {
                 let _ = writeln!(t, "  held at the posture: {}", self.held.join(", "));
             }
+            let walks = self.stage.as_ref().is_some_and(|s| !s.walks.is_empty());
             for span in &self.locomotion {
                 let _ = writeln!(
                     t,
-                    "  the performer travels: {} (the robot treads in place: no gait yet)",
-                    span.describe()
+                    "  the performer travels: {}{}",
+                    span.describe(),
+                    if walks {
+                        ""
+                    } else {
+                        " (the robot treads in place: the gait needs the balance stage and --gait on)"
+                    }
                 );
             }
             self.balance_text(&mut t);
@@ -557,6 +569,10 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
                 margin_mm: args.balance_margin,
             },
             OnOff::Off => pipeline::Balance::Off,
+        },
+        locomotion: match args.gait {
+            OnOff::On => pipeline::Locomotion::Walk,
+            OnOff::Off => pipeline::Locomotion::InPlace,
         },
     };
     let built = pipeline::build(&clip, &profile, &options)

@@ -40,6 +40,79 @@ pub struct Stage {
     /// Where the proof still finds a fall.
     pub falls: Option<String>,
     pub without: Option<Likeness>,
+    /// Where the robot walks.
+    pub walks: Vec<Walked>,
+    /// The simulated body's path beside the performer's, where it walks.
+    pub path: Option<PathFigures>,
+}
+
+/// The simulated body's travel beside the performer's (scaled by leg length, walks
+/// only): how far each went, and where each ended.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct PathFigures {
+    pub performer_mm: f64,
+    pub robot_mm: f64,
+    /// The robot's distance as a share of the performer's.
+    pub share: f64,
+    pub performer_heading_deg: f64,
+    pub robot_heading_deg: f64,
+    /// How far apart the two ends are, mm.
+    pub end_gap_mm: f64,
+}
+
+impl PathFigures {
+    fn of(kept: &Kept) -> Option<PathFigures> {
+        if kept.plan.walks.is_empty() {
+            return None;
+        }
+        let (mut at, mut heading, mut performer_mm) = (glam::DVec2::ZERO, 0.0f64, 0.0);
+        for w in &kept.plan.walks {
+            at += glam::DVec2::from_angle(heading).rotate(w.goal.at);
+            heading += w.goal.heading;
+            performer_mm += w.goal_path_mm;
+        }
+        let path = &kept.physics.path;
+        let end = path.last()?;
+        // The body sways over its paws at every step: its path is measured through the
+        // mean of where it is over two seconds (more than a cycle), every half second.
+        let mean_at = |t: u64| {
+            let near: Vec<glam::DVec2> = path
+                .iter()
+                .filter(|p| p.t_ms.abs_diff(t) <= 1000)
+                .map(|p| glam::DVec2::new(p.x_mm, p.y_mm))
+                .collect();
+            near.iter().sum::<glam::DVec2>() / near.len().max(1) as f64
+        };
+        let robot_mm: f64 = (1..=end.t_ms / 500)
+            .map(|k| mean_at(k * 500).distance(mean_at((k - 1) * 500)))
+            .sum();
+        Some(PathFigures {
+            performer_mm: performer_mm.round(),
+            robot_mm: robot_mm.round(),
+            share: (robot_mm / performer_mm.max(1e-9) * 100.0).round() / 100.0,
+            performer_heading_deg: heading.to_degrees().round(),
+            robot_heading_deg: end.heading_deg.round(),
+            end_gap_mm: (glam::DVec2::new(end.x_mm, end.y_mm) - at).length().round(),
+        })
+    }
+}
+
+/// One walk, as the build reports it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Walked {
+    /// The performer's travel it follows, s from the performance's first frame.
+    pub from_s: f64,
+    pub to_s: f64,
+    /// How long the robot walks, s (it finishes its last steps after the performer).
+    pub walks_s: f64,
+    pub steps: usize,
+    /// The crawl's own reckoning of the body's travel: forward and to the left (mm, in
+    /// the heading it started with), and the turn (degrees, left +).
+    pub forward_mm: f64,
+    pub left_mm: f64,
+    pub turn_deg: f64,
+    /// The share of the performer's scaled speed the crawl could make (1: all of it).
+    pub speed_share: f64,
 }
 
 impl Stage {
@@ -69,6 +142,22 @@ impl Stage {
             physics: kept.physics.summary(),
             falls: kept.falls(),
             without,
+            walks: kept
+                .plan
+                .walks
+                .iter()
+                .map(|w| Walked {
+                    from_s: round3(w.source_s.0),
+                    to_s: round3(w.source_s.1),
+                    walks_s: round3(w.gait.legs.len() as f64 * kept.plan.row_s),
+                    steps: w.gait.steps.len(),
+                    forward_mm: w.gait.travel.0.x.round(),
+                    left_mm: w.gait.travel.0.y.round(),
+                    turn_deg: w.gait.travel.1.to_degrees().round(),
+                    speed_share: (w.gait.slowed * 100.0).round() / 100.0,
+                })
+                .collect(),
+            path: PathFigures::of(kept),
         }
     }
 
@@ -99,6 +188,8 @@ impl Stage {
             "stays_up": self.falls.is_none(),
             "falls": self.falls,
             "likeness_without": self.without.as_ref().map(super::build::likeness_json),
+            "walks": self.walks,
+            "path": self.path,
         })
     }
 
@@ -128,6 +219,35 @@ impl Stage {
             }
             let _ = writeln!(t, "    {} paw {}", p.paw, parts.join("; "));
         }
+        for w in &self.walks {
+            let slowed = if w.speed_share < 0.995 {
+                format!(
+                    ", at {:.0}% of the performer's speed scaled to its legs",
+                    w.speed_share * 100.0
+                )
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                t,
+                "    walks where the performer travels from {:.1} s to {:.1} s: {} steps in {:.1} s, \
+                 {:.0} mm forward and {:.0} mm to the left, turning {:.0}°{slowed}",
+                w.from_s, w.to_s, w.steps, w.walks_s, w.forward_mm, w.left_mm, w.turn_deg
+            );
+        }
+        if let Some(p) = &self.path {
+            let _ = writeln!(
+                t,
+                "    simulated, the body travels {:.0} mm, {:.0}% of the performer's {:.0} mm scaled to its legs; \
+                 it ends heading {:.0}° (the performer {:.0}°), {:.0} mm from the performer's scaled end",
+                p.robot_mm,
+                p.share * 100.0,
+                p.performer_mm,
+                p.robot_heading_deg,
+                p.performer_heading_deg,
+                p.end_gap_mm
+            );
+        }
         if self.shift_mm > 0.5 {
             let _ = writeln!(t, "    weight shifted up to {:.0} mm", self.shift_mm);
         }
@@ -141,8 +261,13 @@ impl Stage {
         if self.held_last_s > 0.0 {
             let _ = writeln!(
                 t,
-                "    the performer's last pose held {:.2} s after the performance, while the raised paw came down",
-                self.held_last_s
+                "    the performer's last pose held {:.2} s after the performance, while {}",
+                self.held_last_s,
+                if self.walks.is_empty() {
+                    "the raised paw came down"
+                } else {
+                    "the walk finished its steps"
+                }
             );
         }
         if self.repairs > 0 {

@@ -136,8 +136,7 @@ pub fn spans(performer: &Performer, frame_s: f64) -> Vec<Span> {
             let seconds = (b - a) as f64 * frame_s;
             let speed = distance / seconds;
             let turn_deg = (yaw[b] - yaw[a]).to_degrees();
-            let net = moved.length();
-            let kind = if net < TRAVEL_LEGS_PER_S * seconds * 0.5 && turn_deg.abs() >= 45.0 {
+            let kind = if distance < TRAVEL_LEGS_PER_S * seconds * 0.5 && turn_deg.abs() >= 45.0 {
                 "turn"
             } else if speed >= RUN_LEGS_PER_S {
                 "run"
@@ -154,6 +153,39 @@ pub fn spans(performer: &Performer, frame_s: f64) -> Vec<Span> {
                 turn_deg,
                 speed_legs_per_s: speed,
             }
+        })
+        .collect()
+}
+
+/// The body's velocity on every frame, over the half-second window around it: forward
+/// and to the left in the performer's heading on that frame (leg lengths per second),
+/// and the turn (radians per second, left +). Empty without legs to measure by.
+pub fn velocities(performer: &Performer, frame_s: f64) -> Vec<[f64; 3]> {
+    let n = performer.root.len();
+    let Some(leg) = leg_length(performer) else {
+        return Vec::new();
+    };
+    if n < 2 || !frame_s.is_finite() || frame_s <= 0.0 {
+        return vec![[0.0; 3]; n];
+    }
+    let up = performer.world_up;
+    let floor = |v: DVec3| v - up * v.dot(up);
+    let yaw = &performer.attitude()[2];
+    let half = ((WINDOW_S / 2.0 / frame_s).round() as usize).max(1);
+    (0..n)
+        .map(|f| {
+            let (a, b) = (f.saturating_sub(half), (f + half).min(n - 1));
+            let seconds = (b - a) as f64 * frame_s;
+            let heading = floor(performer.frames[f].forward)
+                .try_normalize()
+                .unwrap_or_else(|| up.any_orthonormal_vector());
+            let left = up.cross(heading);
+            let moved = floor(performer.root[b] - performer.root[a]) / leg / seconds;
+            [
+                moved.dot(heading),
+                moved.dot(left),
+                (yaw[b] - yaw[a]) / seconds,
+            ]
         })
         .collect()
 }

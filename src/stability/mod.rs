@@ -11,6 +11,7 @@
 //! to its edge.
 
 pub mod body;
+pub mod gait;
 pub mod kinematics;
 #[cfg(feature = "physics")]
 pub mod physics;
@@ -20,6 +21,7 @@ pub mod slip;
 pub mod stage;
 pub mod statics;
 pub mod support;
+pub mod walking;
 
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
 use crate::robot::profile::Profile;

@@ -119,6 +119,9 @@ pub struct PathPoint {
     pub y_mm: f64,
     pub z_mm: f64,
     pub tilt_deg: f64,
+    /// Where the body heads, degrees turned left since the start (unwrapped: two turns
+    /// round are 720°).
+    pub heading_deg: f64,
 }
 
 impl Report {
@@ -833,6 +836,9 @@ fn run(
     let mut path = Vec::new();
     let paw_count = robot.paws().count();
     let mut stays: Vec<Option<Stay>> = vec![None; paw_count];
+    let start_heading = robot.attitude() * DVec3::X;
+    let mut heading_was = start_heading.y.atan2(start_heading.x).to_degrees();
+    let mut heading = 0.0;
     let demanded = slip::demanded(motion, profile, stances)?;
     let paw_radius = profile.mass.as_ref().map_or(0.0, |m| m.paw_radius);
     let mut paw_before = robot.paw_contacts();
@@ -913,6 +919,10 @@ fn run(
             }
         }
         paw_before = contacts;
+        let forward = rotation * DVec3::X;
+        let yaw = forward.y.atan2(forward.x).to_degrees();
+        heading += (yaw - heading_was + 180.0).rem_euclid(360.0) - 180.0;
+        heading_was = yaw;
         if k % (100 / DENSE_FRAME_MS as usize) == 0 {
             let at = robot.position_mm();
             path.push(PathPoint {
@@ -921,6 +931,7 @@ fn run(
                 y_mm: at.y,
                 z_mm: at.z,
                 tilt_deg: tilt,
+                heading_deg: heading,
             });
         }
         if k + 1 >= end {

@@ -139,6 +139,29 @@ pub struct Plan {
     /// The performer's limb that drives each paw, by [`PAWS`] index.
     pub limbs: [Option<Limb>; 4],
     pub timing: Timing,
+    /// Where the performer travels and the robot walks, in time order: on these rows the
+    /// gait, not the performer's limbs, moves the legs, and its steps say which paw is up.
+    pub walks: Vec<Walk>,
+}
+
+/// A walk: the gait's rows from `start`, and its steps (rows counted from `start`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Walk {
+    pub start: usize,
+    pub gait: super::gait::Walked,
+    /// The performer's travel it follows, s from the performance's first frame.
+    pub source_s: (f64, f64),
+    /// Where that travel, scaled by leg length, ends (from where the walk starts), and
+    /// how long its path is, mm.
+    pub goal: super::gait::Place,
+    pub goal_path_mm: f64,
+}
+
+impl Walk {
+    /// The rows the gait moves the legs on.
+    pub fn rows(&self) -> std::ops::Range<usize> {
+        self.start..self.start + self.gait.legs.len()
+    }
 }
 
 impl Plan {
@@ -152,6 +175,20 @@ impl Plan {
             wants: Vec::new(),
             limbs: [None; 4],
             timing: Timing::default(),
+            walks: Vec::new(),
+        }
+    }
+
+    /// Whether `paw` is on the floor on `row`: the walk's steps where the robot walks,
+    /// else the gestures' lifts (a paw shifting its weight off is still down).
+    pub fn down(&self, row: usize, paw: usize) -> bool {
+        match self.walks.iter().find(|w| w.rows().contains(&row)) {
+            Some(w) => !w
+                .gait
+                .steps
+                .iter()
+                .any(|s| s.paw == paw && row >= w.start + s.start && row < w.start + s.end),
+            None => self.phase(row, paw).planted(),
         }
     }
 

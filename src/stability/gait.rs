@@ -1,0 +1,316 @@
+//! A statically stable crawl: the legs' joint angles, row by row, that carry the body over
+//! the floor at the speeds it is given (forward, to the left, and turning).
+//!
+//! One paw is up at a time, in the order left hind, left front, right hind, right front
+//! (a walking dog's), each for [`SWING_SHARE`] of the cycle, with all four down between
+//! swings. The body sways over the three paws that stay down before each lift: to the
+//! right while the left paws step, to the left while the right ones do, and forward
+//! while a hind paw steps, back while a front one does. A paw on the floor stays on its
+//! spot while the body moves over it; a swinging paw rises [`LIFT_MM`] and lands half a
+//! stride ahead of its place in the stand, so that the paws stay around the stand.
+//!
+//! The stride is limited by the legs' reach around the stand ([`REACH_MM`]) and the cycle
+//! by the joints' speed: a speed beyond what the crawl can make is slowed to it, and
+//! [`Walked::slowed`] says by how much. The angles come from the legs' closed-form
+//! inverse kinematics (`robot::legs`), within the joints' limits.
+
+use glam::{DVec2, DVec3};
+
+use super::plan::Lift;
+use crate::robot::legs::{Leg, LegId};
+use crate::robot::profile::Profile;
+
+/// The share of the cycle each paw swings (the other 0.8 it carries weight).
+pub const SWING_SHARE: f64 = 0.2;
+
+/// When each paw's swing starts in the cycle, in [`plan::PAWS`](super::plan::PAWS) order
+/// (lf, rf, lh, rh): left hind first, then left front, right hind, right front.
+const SWING_AT: [f64; 4] = [0.25, 0.75, 0.0, 0.5];
+
+/// How far a paw may travel along the floor about its place in the stand, mm (the stride
+/// in the body's frame).
+pub const REACH_MM: f64 = 50.0;
+
+/// How high a swinging paw rises, mm.
+pub const LIFT_MM: f64 = 20.0;
+
+/// The body's sway to the side and fore and aft, mm.
+const SWAY_MM: f64 = 30.0;
+const SURGE_MM: f64 = 10.0;
+
+/// The cycle's shortest and longest duration, s.
+const CYCLE_MIN_S: f64 = 1.2;
+const CYCLE_MAX_S: f64 = 2.0;
+
+/// How much wider than the stand the paws step while walking, each side, mm: the body
+/// sways over a wider base, and the paw on the side it sways to stays within its leg's
+/// reach inward (J2 turns inward only 10°).
+const WIDEN_MM: f64 = 15.0;
+
+/// How long the body sways over before the first step, and back after the last, s.
+const SWAY_IN_S: f64 = 0.4;
+
+/// The crawl for one robot.
+pub struct Gait {
+    legs: Vec<Leg>,
+    /// Each paw where the stand puts it (body frame, mm), and the stand's leg angles.
+    stand_paws: [DVec3; 4],
+    stand_angles: [[f64; 3]; 4],
+    /// The legs' mean length, hip to paw, mm.
+    pub leg_mm: f64,
+}
+
+/// Where a row asks the body to be on the floor: mm from where the walk starts (x ahead
+/// of its heading then, y to its left) and its heading (radians turned left).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Place {
+    pub at: DVec2,
+    pub heading: f64,
+}
+
+/// The crawl closes the distance to where it should be over about this long, s.
+const TRACK_S: f64 = 1.0;
+
+/// Once the path ends, the crawl walks on for at most this long to get there, s.
+const CATCH_UP_S: f64 = 6.0;
+
+/// Close enough to the path's end to stop: mm, and radians.
+const ARRIVED_MM: f64 = 20.0;
+const ARRIVED_RAD: f64 = 0.09;
+
+/// A crawl, row by row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Walked {
+    /// Each row's leg angles, radians, in [`plan::PAWS`](super::plan::PAWS) order, J1 to J3.
+    pub legs: Vec<[[f64; 3]; 4]>,
+    /// The profile joints the angles go to, in the same order.
+    pub joints: [[usize; 3]; 4],
+    /// Each swing: the rows a paw is off the floor.
+    pub steps: Vec<Lift>,
+    /// The most the asked speed was slowed by (1: not at all; 0.5: to half).
+    pub slowed: f64,
+    /// Where the body went over the floor by the crawl's own reckoning: forward and left
+    /// (mm, in the heading it started with) and the turn (radians).
+    pub travel: (DVec2, f64),
+}
+
+impl Gait {
+    /// The crawl for `profile`; `None` when it has no legs to solve or no stand.
+    pub fn of(profile: &Profile) -> Option<Gait> {
+        let stand = profile.postures.get("stand")?;
+        let order = [
+            LegId::LeftFront,
+            LegId::RightFront,
+            LegId::LeftHind,
+            LegId::RightHind,
+        ];
+        let legs: Vec<Leg> = order
+            .iter()
+            .map(|&id| Leg::of(profile, id))
+            .collect::<Option<_>>()?;
+        let mut stand_paws = [DVec3::ZERO; 4];
+        let mut stand_angles = [[0.0; 3]; 4];
+        for (i, leg) in legs.iter().enumerate() {
+            let angles = leg
+                .joints
+                .map(|j| stand.joints.get(j).copied().unwrap_or(0.0));
+            stand_angles[i] = angles;
+            stand_paws[i] = leg.paw(angles);
+        }
+        let leg_mm = legs.iter().map(|l| l.length).sum::<f64>() / legs.len() as f64;
+        Some(Gait {
+            legs,
+            stand_paws,
+            stand_angles,
+            leg_mm,
+        })
+    }
+
+    /// The crawl for rows `row_s` apart that follows `path`, each row's place for the
+    /// body: it heads for where it should be, at what the path's own speed asks plus
+    /// what closes the gap over [`TRACK_S`], turning first, within the crawl's speed. It
+    /// starts and ends in the stand: it sways over before its first step; once the path
+    /// ends it walks on until it gets there (at most [`CATCH_UP_S`]), steps each paw back
+    /// to its place, and sways back.
+    pub fn walk(&self, path: &[Place], row_s: f64) -> Walked {
+        let joints = [0, 1, 2, 3].map(|i| self.legs[i].joints);
+        let mut out = Walked {
+            legs: Vec::new(),
+            joints,
+            steps: Vec::new(),
+            slowed: 1.0,
+            travel: (DVec2::ZERO, 0.0),
+        };
+        if !row_s.is_finite() || row_s <= 0.0 {
+            return out;
+        }
+        // The paws on the floor (body frame, the sway aside), and each swing under way:
+        // where it left and where it lands.
+        let mut paws = self.stand_paws;
+        let mut swinging: [Option<(DVec3, DVec3, usize)>; 4] = [None; 4];
+        let mut angles = self.stand_angles;
+        let sway_in = (SWAY_IN_S / row_s).round().max(1.0) as usize;
+        // The cycle's phase, from −(sway in) as the body sways over before the first step.
+        let mut phase = -SWAY_IN_S / CYCLE_MAX_S;
+        let mut stepped_home = [false; 4];
+        let mut heading = 0.0f64;
+        let mut travelled = DVec2::ZERO;
+        let mut row = 0usize;
+        let mut sway_out: Option<usize> = None;
+        loop {
+            // Where it should be, what the path's speed asks there, and how far it is off.
+            let target = path.get(row).or(path.last()).copied().unwrap_or_default();
+            let next = path.get(row + 1).copied().unwrap_or(target);
+            let onward = DVec2::from_angle(-heading);
+            let off = onward.rotate(target.at - travelled);
+            // Unwrapped: a walk round twice turns twice, however far behind it falls.
+            let off_heading = target.heading - heading;
+            let arrived = off.length() < ARRIVED_MM && off_heading.abs() < ARRIVED_RAD;
+            let walking =
+                row < path.len() || (!arrived && (row - path.len()) as f64 * row_s < CATCH_UP_S);
+            let asked = walking.then(|| {
+                let ahead = onward.rotate(next.at - target.at) / row_s;
+                let turning = wrap(next.heading - target.heading) / row_s;
+                (ahead + off / TRACK_S, turning + off_heading / TRACK_S)
+            });
+            let (v, turn) = asked.unwrap_or_default();
+            if asked.is_none() && sway_out.is_none() {
+                // Every paw has stepped back to its place with the body still: sway back.
+                if stepped_home.iter().all(|&h| h) && swinging.iter().all(Option::is_none) {
+                    sway_out = Some(row);
+                }
+            }
+            if let Some(from) = sway_out {
+                if row >= from + sway_in {
+                    break;
+                }
+            }
+            // The fastest the crawl goes: its stride within reach at its quickest cycle,
+            // shared between going and turning as they are asked (it walks any way it
+            // faces, so it need not turn to get somewhere).
+            let radius = self
+                .stand_paws
+                .iter()
+                .map(|p| p.truncate().length())
+                .fold(0.0, f64::max);
+            let stance = 1.0 - SWING_SHARE;
+            let fastest = REACH_MM / (stance * CYCLE_MIN_S);
+            let asked_mm = v.length() + turn.abs() * radius;
+            let share = (fastest / asked_mm.max(1e-9)).min(1.0);
+            let (linear, turn) = (v * share, turn * share);
+            let demand = linear.length() + turn.abs() * radius;
+            let cycle = if demand > 0.0 {
+                (REACH_MM / (demand * stance)).clamp(CYCLE_MIN_S, CYCLE_MAX_S)
+            } else {
+                CYCLE_MAX_S
+            };
+            let scale = if row < path.len() && asked_mm > fastest {
+                fastest / asked_mm
+            } else {
+                1.0
+            };
+            out.slowed = out.slowed.min(scale);
+            // The body's move over this row, and the paws on the floor moving back under it.
+            let before = phase;
+            if sway_out.is_none() {
+                phase += row_s / cycle;
+            }
+            for i in 0..4 {
+                let at = |p: f64| (p - SWING_AT[i]).rem_euclid(1.0);
+                let swing_now = phase >= 0.0 && at(phase) < SWING_SHARE && sway_out.is_none();
+                let swing_began = swing_now && (before < 0.0 || at(before) >= SWING_SHARE);
+                if swing_began {
+                    let home = if asked.is_some() {
+                        let side = self.stand_paws[i].y.signum();
+                        self.stand_paws[i] + DVec3::Y * side * WIDEN_MM
+                    } else {
+                        self.stand_paws[i]
+                    };
+                    let reach = (linear + rotate(turn, home.truncate())) * (stance * cycle / 2.0);
+                    let land = home + reach.extend(0.0);
+                    swinging[i] = Some((paws[i], land, row));
+                    if asked.is_none() {
+                        stepped_home[i] = true;
+                    }
+                }
+                match swinging[i] {
+                    Some((from, land, start)) if !swing_now => {
+                        paws[i] = land;
+                        out.steps.push(Lift {
+                            paw: i,
+                            start,
+                            end: row,
+                        });
+                        swinging[i] = None;
+                        let _ = from;
+                    }
+                    Some(_) => {}
+                    None => {
+                        let p = paws[i].truncate();
+                        let moved = (linear + rotate(turn, p)) * row_s;
+                        paws[i] -= moved.extend(0.0);
+                    }
+                }
+            }
+            travelled += DVec2::from_angle(heading).rotate(linear * row_s);
+            heading += turn * row_s;
+            // The sway: full once the stepping starts, eased in before and out after.
+            let ease = if let Some(from) = sway_out {
+                1.0 - (row - from) as f64 / sway_in as f64
+            } else if phase < 0.0 {
+                1.0 + phase * CYCLE_MAX_S / SWAY_IN_S
+            } else {
+                1.0
+            };
+            let ease = smooth(ease.clamp(0.0, 1.0));
+            // Sway in the phase the body reaches at the next lift, as it must be there first.
+            let shown = phase.max(0.0);
+            let body = DVec2::new(
+                SURGE_MM * (std::f64::consts::TAU * 2.0 * (shown - 0.1)).cos(),
+                -SWAY_MM * (std::f64::consts::TAU * (shown + 0.125)).sin(),
+            ) * ease;
+            for i in 0..4 {
+                let mut target = paws[i];
+                if let Some((from, land, _)) = swinging[i] {
+                    let s = ((phase - SWING_AT[i]).rem_euclid(1.0) / SWING_SHARE).clamp(0.0, 1.0);
+                    target = from.lerp(land, smooth(s));
+                    target.z = self.stand_paws[i].z + LIFT_MM * (std::f64::consts::PI * s).sin();
+                }
+                target -= body.extend(0.0);
+                // Out of reach (an inward paw past J2's limit), the nearest reachable
+                // point toward the paw's place in the stand.
+                let home = self.stand_paws[i];
+                let reached = [0.0, 0.25, 0.5, 0.75, 1.0]
+                    .into_iter()
+                    .find_map(|k| self.legs[i].reach(target.lerp(home, k), angles[i]));
+                if let Some(a) = reached {
+                    angles[i] = a;
+                }
+            }
+            out.legs.push(angles);
+            row += 1;
+            // A walk that never settles still ends: a hostile or endless input.
+            if row > path.len() + ((CATCH_UP_S + 4.0 * CYCLE_MAX_S) / row_s) as usize + 2 * sway_in
+            {
+                break;
+            }
+        }
+        out.travel = (travelled, heading);
+        out
+    }
+}
+
+/// `p` turned by a rate `turn` (rad/s) as a velocity: `turn` × `p` about the vertical.
+fn rotate(turn: f64, p: DVec2) -> DVec2 {
+    DVec2::new(-turn * p.y, turn * p.x)
+}
+
+/// An angle difference brought within ±π.
+fn wrap(a: f64) -> f64 {
+    (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
+}
+
+/// 0 to 1, easing in and out.
+fn smooth(s: f64) -> f64 {
+    s * s * (3.0 - 2.0 * s)
+}
