@@ -86,6 +86,10 @@ pub struct Likeness {
     /// Where the face points.
     pub head: Option<Figure>,
     pub beyond_limits: Vec<BeyondLimits>,
+    /// How long the robot walks where the performer travels, s: there the limbs are not
+    /// compared (the gait moves the legs), and the head and the path figures stand for
+    /// the likeness.
+    pub walking_s: f64,
 }
 
 /// Which robot leg plays each limb.
@@ -105,6 +109,7 @@ pub fn likeness(
     profile: &Profile,
     motion: &Motion,
     source_start_ms: u64,
+    walking: &[(f64, f64)],
 ) -> Option<Likeness> {
     let skeleton = Skeleton::of(profile).ok()?;
     let bone = |name: &str| skeleton.bones.iter().position(|b| b.name == name);
@@ -126,6 +131,7 @@ pub fn likeness(
 
     let mut limb_angles: Vec<Vec<f64>> = vec![Vec::new(); pairs.len() * 2];
     let mut head_angles = Vec::new();
+    let mut walking_frames = 0usize;
     let mut playback = dense_frames(motion).peekable();
     let ms_per_dense = crate::mtn::DENSE_FRAME_MS as f64;
     for f in 0..tracks.frames {
@@ -142,7 +148,16 @@ pub fn likeness(
         let angles: Vec<f64> = due.joints.iter().map(|&u| urad_to_rad(u)).collect();
         let pose = skeleton.pose(&angles, [0.0; 3]);
         let p = &pose.positions;
+        let t_s = f as f64 * tracks.frame_time;
+        let walks = walking.iter().any(|&(a, b)| t_s >= a && t_s <= b);
+        if walks {
+            walking_frames += 1;
+        }
         for (k, (track, [hip, knee, paw], _, _)) in pairs.iter().enumerate() {
+            if walks {
+                // The gait moves the legs, not the performer's limbs.
+                continue;
+            }
             let Some(&(upper, lower)) = track.bones.get(f) else {
                 continue;
             };
@@ -179,6 +194,7 @@ pub fn likeness(
         segments,
         head,
         beyond_limits: beyond_limits(tracks, profile),
+        walking_s: walking_frames as f64 * tracks.frame_time,
     })
 }
 

@@ -3,7 +3,8 @@
 //! the benchmark and the tests all take it.
 //!
 //! Keeping balance is on by default: the balance stage (`stability::stage`) changes the
-//! retargeted rows as little as it can, the motion is keyframed, and then it is proved
+//! retargeted rows as little as it can, a crawl takes over the legs where the performer
+//! travels (`stability::walking`), the motion is keyframed, and then it is proved
 //! before anyone writes it: the static test on every 8 ms frame of its playback and,
 //! with the `physics` feature, the simulation on the same frames (with [`PROOF_TORQUE`]
 //! of the servos' torque: a twenty-year-old robot's servos are not new). Where either
@@ -136,7 +137,35 @@ impl Kept {
 impl Built {
     /// How much the motion looks like the performance (see [`crate::likeness`]).
     pub fn likeness(&self, profile: &Profile) -> Option<Likeness> {
-        likeness(&self.tracks, profile, &self.motion, self.source_start_ms)
+        let walking = self.walking_s();
+        likeness(
+            &self.tracks,
+            profile,
+            &self.motion,
+            self.source_start_ms,
+            &walking,
+        )
+    }
+
+    /// Where the robot walks, in the performance's seconds (the blends either side
+    /// included): the likeness leaves the limbs out there.
+    pub fn walking_s(&self) -> Vec<(f64, f64)> {
+        let Some(kept) = &self.balance else {
+            return Vec::new();
+        };
+        let row_s = kept.plan.row_s;
+        let lead = kept.plan.padding.lead as f64;
+        kept.plan
+            .walks
+            .iter()
+            .map(|w| {
+                let rows = w.rows();
+                (
+                    (rows.start as f64 - lead) * row_s - walking::BLEND_S,
+                    (rows.end as f64 - lead) * row_s + walking::BLEND_S,
+                )
+            })
+            .collect()
     }
 
     /// How much the motion built without the balance stage would have looked like it.
@@ -147,6 +176,7 @@ impl Built {
             profile,
             &kept.without,
             kept.without_source_start_ms,
+            &self.walking_s(),
         )
     }
 }
@@ -322,6 +352,11 @@ fn keep_balance(
             if repairs >= 2 {
                 plan.hold(a, b);
             }
+            // A walk the proof has fall is no help to the stage's margins: the robot
+            // treads in place there instead, which the stage keeps up.
+            let blend = (walking::BLEND_S / grid.step_s()).round() as usize;
+            plan.walks
+                .retain(|w| w.rows().end + blend <= a || w.start.saturating_sub(blend) >= b);
         }
     }
 }

@@ -98,8 +98,8 @@ fn a_walk_round_a_circle_turns_through_a_full_turn() {
     assert!((s.turn_deg - 360.0).abs() <= 30.0, "{s:?}");
     let around = std::f64::consts::TAU * radius / LEG;
     assert!((s.distance_legs - around).abs() <= 0.1 * around, "{s:?}");
-    // It ends where it began.
-    assert!(s.forward_legs.hypot(s.left_legs) <= 0.2, "{s:?}");
+    // It ends about where it began (the window trims a little of each end).
+    assert!(s.forward_legs.hypot(s.left_legs) <= 0.3, "{s:?}");
 }
 
 #[test]
@@ -265,4 +265,104 @@ fn a_take_where_the_performer_stays_put_builds_as_before() {
     let (_, _, without) = built_and_simulated(&text, &["--gait", "off"]);
     assert!(on["locomotion"].as_array().unwrap().is_empty());
     assert!(with == without);
+}
+
+/// Builds a shared take for `model` with `extra` arguments: the build's JSON and the
+/// motion.
+fn built_take(
+    take: &std::path::Path,
+    model: &str,
+    extra: &[&str],
+) -> (serde_json::Value, aibo_motion::mtn::Motion) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("take.mtn");
+    let mut args = vec![
+        "build",
+        take.to_str().unwrap(),
+        "--profile",
+        model,
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend(extra);
+    let run = common::run(&args);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    let json = serde_json::from_str(&common::stdout(&run)).unwrap();
+    let motion = aibo_motion::mtn::decode(&std::fs::read(&out).unwrap())
+        .unwrap()
+        .motion;
+    (json, motion)
+}
+
+#[test]
+#[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
+fn the_bandai_dance_walks_where_it_travels_and_dances_as_before_where_it_stands() {
+    use aibo_motion::mtn::{dense_frames, DENSE_FRAME_MS};
+    let take = common::shared("mocap-samples").join("bvh/bandai1__dance-short_normal_001.bvh");
+    let (walking, with) = built_take(&take, "ERS-7", &[]);
+    let (treading, without) = built_take(&take, "ERS-7", &["--gait", "off"]);
+    let stage = &walking["balance_stage"];
+    assert_eq!(stage["stays_up"], true, "{stage}");
+    let walks = stage["walks"].as_array().unwrap();
+    assert!(!walks.is_empty(), "{stage}");
+    // Where the robot walks, in the motion's time, with the blends either side.
+    let performance_ms = 1000.0
+        * (walking["ramp_in_s"].as_f64().unwrap() + stage["first_pose_held_s"].as_f64().unwrap());
+    // The blend, and the grid rows and keyframes either side of it (0.3 s: the stage's
+    // weight shifts near a walk differ within a quarter second of its blend).
+    let blend_ms = 1000.0 * aibo_motion::stability::walking::BLEND_S + 300.0;
+    let mut walking_ms: Vec<(f64, f64)> = walks
+        .iter()
+        .map(|w| {
+            let from = performance_ms + 1000.0 * w["from_s"].as_f64().unwrap();
+            (
+                from - blend_ms,
+                from + 1000.0 * w["walks_s"].as_f64().unwrap() + blend_ms,
+            )
+        })
+        .collect();
+    // Where the performer travels counts too: a walk the proof had fall is dropped, and
+    // the robot treads in place there without the gestures' lifts around it (a lift
+    // cut short by a walk is dropped whole, with its weight shift: up to two seconds).
+    for span in walking["locomotion"].as_array().unwrap() {
+        let (from, to) = (
+            span["start_s"].as_f64().unwrap(),
+            span["end_s"].as_f64().unwrap(),
+        );
+        walking_ms.push((
+            performance_ms + 1000.0 * from - blend_ms - 2000.0,
+            performance_ms + 1000.0 * to + blend_ms + 2000.0,
+        ));
+    }
+    // Elsewhere the dance is the one issue 16's stage made: each joint within twice the
+    // keyframe tolerance (the keyframes themselves are chosen anew over the whole motion).
+    let tolerance = 2.0 * 0.5f64.to_radians() * 1e6 + 1.0;
+    let mut compared = 0;
+    // The performance ends where either build's last pose hold and ramp begin.
+    let performance_end = |j: &serde_json::Value| {
+        1000.0
+            * (j["duration_s"].as_f64().unwrap()
+                - j["ramp_out_s"].as_f64().unwrap()
+                - j["balance_stage"]["last_pose_held_s"].as_f64().unwrap())
+    };
+    let end_ms = performance_end(&treading).min(performance_end(&walking)) - performance_ms;
+    for (a, b) in dense_frames(&with).zip(dense_frames(&without)) {
+        let t = (a.index * DENSE_FRAME_MS) as f64;
+        if t > performance_ms + end_ms || walking_ms.iter().any(|&(s, e)| t >= s && t <= e) {
+            continue;
+        }
+        for (j, (x, y)) in a.joints.iter().zip(&b.joints).enumerate() {
+            assert!(
+                f64::from((x - y).abs()) <= tolerance,
+                "joint {j} at {t} ms: {x} against {y} µrad"
+            );
+        }
+        compared += 1;
+    }
+    // The dancer travels through most of the minute: about 8 s are clear of it.
+    assert!(
+        compared as f64 * DENSE_FRAME_MS as f64 > 5_000.0,
+        "{compared}"
+    );
 }

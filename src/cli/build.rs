@@ -433,6 +433,7 @@ pub(super) fn likeness_json(l: &Likeness) -> serde_json::Value {
     v["segments"] = json!(segments);
     v["head"] = l.head.as_ref().map_or(serde_json::Value::Null, figure_json);
     v["beyond_limits"] = json!(beyond);
+    v["walking_s"] = json!(round4(l.walking_s));
     v
 }
 
@@ -456,6 +457,14 @@ fn likeness_text(t: &mut String, l: &Likeness, without: Option<&Likeness>) {
         "  likeness (angle from the performer's segments): {}",
         line(&l.overall, without.map(|w| &w.overall))
     );
+    if l.walking_s > 0.0 {
+        let _ = writeln!(
+            t,
+            "    limbs compared where the robot does not walk: over the {:.1} s it walks, the head \
+             and the path figures stand for them",
+            l.walking_s
+        );
+    }
     for s in &l.segments {
         let pair = format!("{} ~ {}", s.performer, s.robot);
         let w = without.and_then(|w| {

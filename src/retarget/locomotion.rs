@@ -12,13 +12,13 @@ use glam::DVec3;
 use serde::Serialize;
 
 /// Moving at this many leg lengths per second, or faster, is travelling.
-pub const TRAVEL_LEGS_PER_S: f64 = 0.3;
+pub const TRAVEL_LEGS_PER_S: f64 = 0.4;
 
 /// Turning at this rate or faster is turning on the spot, degrees per second.
 pub const TURN_DEG_PER_S: f64 = 45.0;
 
 /// Speeds are measured over this window, s: a step's sway and a stride's rhythm even out.
-const WINDOW_S: f64 = 0.5;
+const WINDOW_S: f64 = 1.0;
 
 /// Travel shorter than this is a shift of weight, not locomotion, s.
 const MIN_SPAN_S: f64 = 0.5;
@@ -121,8 +121,11 @@ pub fn spans(performer: &Performer, frame_s: f64) -> Vec<Span> {
             _ => runs.push((start, f - 1)),
         }
     }
+    // A frame counts as moving once enough of its window moves: the travel itself began
+    // and ended a little further out.
     runs.into_iter()
         .filter(|&(a, b)| (b - a) as f64 * frame_s >= MIN_SPAN_S)
+        .map(|(a, b)| (a.saturating_sub(half / 4), (b + half / 4).min(n - 1)))
         .map(|(a, b)| {
             let distance: f64 = (a..b)
                 .map(|f| floor(performer.root[f + 1] - performer.root[f]).length())
@@ -157,7 +160,7 @@ pub fn spans(performer: &Performer, frame_s: f64) -> Vec<Span> {
         .collect()
 }
 
-/// The body's velocity on every frame, over the half-second window around it: forward
+/// The body's velocity on every frame, over the window around it ([`WINDOW_S`]): forward
 /// and to the left in the performer's heading on that frame (leg lengths per second),
 /// and the turn (radians per second, left +). Empty without legs to measure by.
 pub fn velocities(performer: &Performer, frame_s: f64) -> Vec<[f64; 3]> {

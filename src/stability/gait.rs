@@ -1,5 +1,5 @@
 //! A statically stable crawl: the legs' joint angles, row by row, that carry the body over
-//! the floor at the speeds it is given (forward, to the left, and turning).
+//! the floor along the path it is given (forward, to the left, and turning).
 //!
 //! One paw is up at a time, in the order left hind, left front, right hind, right front
 //! (a walking dog's), each for [`SWING_SHARE`] of the cycle, with all four down between
@@ -10,9 +10,11 @@
 //! stride ahead of its place in the stand, so that the paws stay around the stand.
 //!
 //! The stride is limited by the legs' reach around the stand ([`REACH_MM`]) and the cycle
-//! by the joints' speed: a speed beyond what the crawl can make is slowed to it, and
-//! [`Walked::slowed`] says by how much. The angles come from the legs' closed-form
-//! inverse kinematics (`robot::legs`), within the joints' limits.
+//! by the joints' speed: a path faster than the crawl falls behind, the crawl walks on
+//! after it ends to catch up, and [`Walked::slowed`] says how much of the path's speed it
+//! made. The angles come from the legs' closed-form inverse kinematics (`robot::legs`),
+//! within the joints' limits. Nothing here feels the floor: where the body really goes
+//! is the simulation's to say.
 
 use glam::{DVec2, DVec3};
 
@@ -87,7 +89,8 @@ pub struct Walked {
     pub joints: [[usize; 3]; 4],
     /// Each swing: the rows a paw is off the floor.
     pub steps: Vec<Lift>,
-    /// The most the asked speed was slowed by (1: not at all; 0.5: to half).
+    /// The share of the path's own speed the crawl made while following it: its speed
+    /// over what the path asked, summed over the path's rows (1: all of it).
     pub slowed: f64,
     /// Where the body went over the floor by the crawl's own reckoning: forward and left
     /// (mm, in the heading it started with) and the turn (radians).
@@ -131,8 +134,9 @@ impl Gait {
     /// what closes the gap over [`TRACK_S`], turning first, within the crawl's speed. It
     /// starts and ends in the stand: it sways over before its first step; once the path
     /// ends it walks on until it gets there (at most [`CATCH_UP_S`]), steps each paw back
-    /// to its place, and sways back.
-    pub fn walk(&self, path: &[Place], row_s: f64) -> Walked {
+    /// to its place, and sways back. With `until`, it is back in the stand by that row
+    /// (what follows needs the legs): it stops following in time to step home.
+    pub fn walk(&self, path: &[Place], row_s: f64, until: Option<usize>) -> Walked {
         let joints = [0, 1, 2, 3].map(|i| self.legs[i].joints);
         let mut out = Walked {
             legs: Vec::new(),
@@ -157,6 +161,7 @@ impl Gait {
         let mut travelled = DVec2::ZERO;
         let mut row = 0usize;
         let mut sway_out: Option<usize> = None;
+        let (mut path_mm, mut made_mm) = (0.0, 0.0);
         loop {
             // Where it should be, what the path's speed asks there, and how far it is off.
             let target = path.get(row).or(path.last()).copied().unwrap_or_default();
@@ -166,8 +171,12 @@ impl Gait {
             // Unwrapped: a walk round twice turns twice, however far behind it falls.
             let off_heading = target.heading - heading;
             let arrived = off.length() < ARRIVED_MM && off_heading.abs() < ARRIVED_RAD;
-            let walking =
-                row < path.len() || (!arrived && (row - path.len()) as f64 * row_s < CATCH_UP_S);
+            // Stepping home and swaying back take a slow cycle and the sway.
+            let homeward = ((CYCLE_MAX_S + 2.0 * SWAY_IN_S) / row_s).ceil() as usize;
+            let in_time = until.is_none_or(|u| row + homeward < u);
+            let walking = in_time
+                && (row < path.len()
+                    || (!arrived && (row - path.len()) as f64 * row_s < CATCH_UP_S));
             let asked = walking.then(|| {
                 let ahead = onward.rotate(next.at - target.at) / row_s;
                 let turning = wrap(next.heading - target.heading) / row_s;
@@ -204,12 +213,12 @@ impl Gait {
             } else {
                 CYCLE_MAX_S
             };
-            let scale = if row < path.len() && asked_mm > fastest {
-                fastest / asked_mm
-            } else {
-                1.0
-            };
-            out.slowed = out.slowed.min(scale);
+            if row < path.len() {
+                let onward_mm = onward.rotate(next.at - target.at).length() / row_s
+                    + wrap(next.heading - target.heading).abs() / row_s * radius;
+                path_mm += onward_mm;
+                made_mm += onward_mm.min(fastest);
+            }
             // The body's move over this row, and the paws on the floor moving back under it.
             let before = phase;
             if sway_out.is_none() {
@@ -296,6 +305,11 @@ impl Gait {
             }
         }
         out.travel = (travelled, heading);
+        out.slowed = if path_mm > 0.0 {
+            made_mm / path_mm
+        } else {
+            1.0
+        };
         out
     }
 }

@@ -10,6 +10,13 @@ use crate::retarget::{locomotion, Tracks};
 use crate::robot::profile::Profile;
 use glam::DVec2;
 
+/// Travel shorter than this is no walk, leg lengths: a step or two.
+const MIN_WALK_LEGS: f64 = 1.0;
+
+/// Travel spans closer than this are one walk, s: stepping home, swaying back and blending
+/// out and in again take about this long.
+const JOIN_S: f64 = 3.5;
+
 /// The legs blend from the gesture into the walk's first row over this long, and from
 /// its last row back, s.
 pub const BLEND_S: f64 = 0.3;
@@ -22,67 +29,46 @@ pub fn plan(tracks: &Tracks, profile: &Profile, row_s: f64, lead: usize) -> Vec<
     let Some(gait) = Gait::of(profile) else {
         return Vec::new();
     };
-    let spans = locomotion::spans(&tracks.performer, tracks.frame_time);
+    // Travel only, and far enough to be worth the walk's sway in and out and its steps
+    // home: a performer turning on the spot (a dancer's pirouette) turns faster than a
+    // crawl can and gestures as they turn, and a step or two is a gesture; the legs keep
+    // gesturing there.
+    let spans: Vec<_> = locomotion::spans(&tracks.performer, tracks.frame_time)
+        .into_iter()
+        .filter(|s| s.kind != "turn" && s.distance_legs >= MIN_WALK_LEGS)
+        .collect();
     if spans.is_empty() || !row_s.is_finite() || row_s <= 0.0 {
         return Vec::new();
     }
     let velocities = locomotion::velocities(&tracks.performer, tracks.frame_time);
     let blend = (BLEND_S / row_s).round() as usize;
     let row_of = |s: f64| lead + (s / row_s).round() as usize;
-    let mut walks: Vec<Walk> = Vec::new();
+    // Spans with less than a pause between them are one walk.
     let mut groups: Vec<(f64, f64)> = Vec::new();
     for span in &spans {
-        groups.push((span.start_s, span.end_s));
+        match groups.last_mut() {
+            Some(last) if span.start_s - last.1 < JOIN_S => last.1 = span.end_s,
+            _ => groups.push((span.start_s, span.end_s)),
+        }
     }
-    let mut k = 0;
-    while k < groups.len() {
-        let (mut start_s, mut end_s) = groups[k];
-        let mut walk = walk_for(
+    // Each walk is home in the stand, and blended out, before the next one blends in.
+    let mut walks: Vec<Walk> = Vec::new();
+    for (k, &(start_s, end_s)) in groups.iter().enumerate() {
+        let until = groups
+            .get(k + 1)
+            .map(|next| row_of(next.0).saturating_sub(2 * blend + 1));
+        let walk = walk_for(
             &gait,
             &velocities,
             tracks.frame_time,
             (start_s, end_s),
             row_s,
             lead,
+            until,
         );
-        // Join the spans that start before this walk has finished and blended out.
-        while let Some(&(next_start, next_end)) = groups.get(k + 1) {
-            if row_of(next_start) > walk.rows().end + 2 * blend {
-                break;
-            }
-            end_s = next_end;
-            k += 1;
-            walk = walk_for(
-                &gait,
-                &velocities,
-                tracks.frame_time,
-                (start_s, end_s),
-                row_s,
-                lead,
-            );
-        }
-        // A walk must leave room before it to blend in after the one before.
-        if let Some(last) = walks.last() {
-            if walk.start < last.rows().end + blend {
-                start_s = ((last.rows().end + blend).saturating_sub(lead)) as f64 * row_s;
-                if start_s >= end_s {
-                    k += 1;
-                    continue;
-                }
-                walk = walk_for(
-                    &gait,
-                    &velocities,
-                    tracks.frame_time,
-                    (start_s, end_s),
-                    row_s,
-                    lead,
-                );
-            }
-        }
         if !walk.gait.legs.is_empty() {
             walks.push(walk);
         }
-        k += 1;
     }
     walks
 }
@@ -95,6 +81,7 @@ fn walk_for(
     span: (f64, f64),
     row_s: f64,
     lead: usize,
+    until: Option<usize>,
 ) -> Walk {
     let (start_s, end_s) = span;
     let first = lead + (start_s / row_s).round() as usize;
@@ -115,7 +102,7 @@ fn walk_for(
         .collect();
     Walk {
         start: first,
-        gait: gait.walk(&path, row_s),
+        gait: gait.walk(&path, row_s, until.map(|u| u.saturating_sub(first))),
         source_s: span,
         goal: path.last().copied().unwrap_or_default(),
         goal_path_mm: path.windows(2).map(|w| w[0].at.distance(w[1].at)).sum(),
