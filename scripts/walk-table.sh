@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The walk table, as Markdown: every shared take in which the robot walks (BVH and
+# ASF/AMC in ../shared/mocap-samples), built with the defaults for each model: the walks
+# and their steps, the three judges (`check --balance`, `simulate` at the default torque
+# and at 80% of it), the simulated body's travel beside the performer's path scaled by
+# leg length, the final headings, how far apart the two ends are, the likeness, and the
+# proof's repairs.
+#
+#   scripts/walk-table.sh [MODEL...]      (default: ERS-7 ERS-210; needs ../shared)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build -q --release
+models=("$@")
+[ ${#models[@]} -eq 0 ] && models=(ERS-7 ERS-210)
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+python3 - "$out" "${models[@]}" <<'PY'
+import glob, json, os, subprocess, sys
+
+out, models = sys.argv[1], sys.argv[2:]
+bin = "target/release/aibo-motion"
+torque80 = 0.8 * 5.4542  # physics::SERVO_TORQUE_NM
+
+def run(*args):
+    p = subprocess.run([bin, *args], capture_output=True, text=True)
+    return p.returncode, p.stdout
+
+takes = sorted(glob.glob("../shared/mocap-samples/bvh/*.bvh")) + sorted(
+    glob.glob("../shared/mocap-samples/asf-amc/*.amc"))
+print("| take | model | walks (s, steps) | static / sim / sim 80% | travel: robot / performer | heading: robot / performer | ends apart | likeness | repairs |")
+print("|---|---|---|---|---|---|---|---|---|")
+for take in takes:
+    for model in models:
+        mtn = os.path.join(out, "take.mtn")
+        code, text = run("build", take, "--profile", model, "-o", mtn, "--force", "--json")
+        if code != 0:
+            continue
+        build = json.loads(text)
+        stage = build.get("balance_stage") or {}
+        walks = stage.get("walks", [])
+        if not walks:
+            continue
+        static = "ok" if run("check", "--balance", mtn)[0] == 0 else "TIPS"
+        up = lambda *a: "up" if json.loads(run("simulate", mtn, "--json", *a)[1])["report"]["fall"] is None else "FALLS"
+        p = stage["path"]
+        print(f"| {os.path.basename(take)} | {model} | {len(walks)} ({sum(w['walks_s'] for w in walks):.1f} s, "
+              f"{sum(w['steps'] for w in walks)}) | {static} / {up()} / {up('--torque', str(torque80))} | "
+              f"{p['robot_mm']:.0f} / {p['performer_mm']:.0f} mm ({100 * p['share']:.0f}%) | "
+              f"{p['robot_heading_deg']:.0f}° / {p['performer_heading_deg']:.0f}° | {p['end_gap_mm']:.0f} mm | "
+              f"{build['likeness']['median_deg']:.1f}° | {stage['repairs']} |")
+PY
