@@ -2,7 +2,8 @@
 //! without them the benchmark says so and measures nothing): the build without the stage,
 //! the stage alone (plan, per-row QP, keyframes), its proof (the static test's stances,
 //! its report and the simulation at 80% torque), and the whole default build (stage,
-//! proof and any repairs).
+//! proof and any repairs). The gait's share: the walks planned and laid on the grid
+//! alone, and the default build with `--gait off` (both takes travel).
 //!
 //! Run with `cargo bench --bench balance`; the ratios are the stage's and the proof's
 //! times over the build's without them.
@@ -12,7 +13,7 @@ use aibo_motion::pipeline::{self, build, Balance, BuildOptions};
 use aibo_motion::retarget;
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::{read, Clip, ReadOptions};
-use aibo_motion::stability::{physics, stage::Stage, statics};
+use aibo_motion::stability::{physics, stage::Stage, statics, walking};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::path::Path;
@@ -77,8 +78,23 @@ fn balance(c: &mut Criterion) {
                 (report, sim)
             })
         });
+        group.bench_function("the gait alone (walks planned and laid on the grid)", |b| {
+            b.iter(|| {
+                let walks = walking::plan(&tracks, &profile, grid.step_s(), plan.padding.lead);
+                let mut walked = balanced.grid.clone();
+                walking::apply(&mut walked, black_box(&walks), &profile);
+                walked
+            })
+        });
         group.bench_function("build with the stage (default)", |b| {
             b.iter(|| build(black_box(&clip), &profile, &on).unwrap())
+        });
+        let in_place = BuildOptions {
+            locomotion: pipeline::Locomotion::InPlace,
+            ..BuildOptions::default()
+        };
+        group.bench_function("build with the stage, --gait off", |b| {
+            b.iter(|| build(black_box(&clip), &profile, &in_place).unwrap())
         });
         group.finish();
     }

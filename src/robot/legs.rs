@@ -141,6 +141,15 @@ impl Leg {
         DVec3::new(t.x, t.y, t.z)
     }
 
+    /// How the lower leg (and the paw on it) is turned for joint angles, in the body
+    /// frame (radians; clamped to the limits).
+    pub fn paw_turn(&self, angles: [f64; 3]) -> glam::DQuat {
+        self.chain.set_joint_positions_clamped(&angles);
+        self.chain.update_transforms();
+        let q = self.chain.end_transform().rotation;
+        glam::DQuat::from_xyzw(q.i, q.j, q.k, q.w)
+    }
+
     /// Angles that put the paw at `target` within the limits, the solution nearest
     /// `start` (the previous frame's, for smooth motion); `None` when none gets within
     /// 0.5 mm. A target beyond the leg's reach is moved to the nearest point within it.

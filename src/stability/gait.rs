@@ -33,6 +33,9 @@ const SWING_AT: [f64; 4] = [0.25, 0.75, 0.0, 0.5];
 /// in the body's frame).
 pub const REACH_MM: f64 = 50.0;
 
+/// How far a paw may travel to the side about its place in the stand, mm.
+pub const SIDE_REACH_MM: f64 = 30.0;
+
 /// How high a swinging paw rises, mm.
 pub const LIFT_MM: f64 = 20.0;
 
@@ -60,6 +63,8 @@ pub struct Gait {
     stand_angles: [[f64; 3]; 4],
     /// The legs' mean length, hip to paw, mm.
     pub leg_mm: f64,
+    /// The paws' radius, mm: a paw on the floor rolls as its leg turns.
+    paw_radius: f64,
 }
 
 /// Where a row asks the body to be on the floor: mm from where the walk starts (x ahead
@@ -74,7 +79,7 @@ pub struct Place {
 const TRACK_S: f64 = 1.0;
 
 /// Once the path ends, the crawl walks on for at most this long to get there, s.
-const CATCH_UP_S: f64 = 6.0;
+const CATCH_UP_S: f64 = 10.0;
 
 /// Close enough to the path's end to stop: mm, and radians.
 const ARRIVED_MM: f64 = 20.0;
@@ -126,6 +131,7 @@ impl Gait {
             stand_paws,
             stand_angles,
             leg_mm,
+            paw_radius: profile.mass.as_ref().map_or(0.0, |m| m.paw_radius),
         })
     }
 
@@ -197,25 +203,33 @@ impl Gait {
             // The fastest the crawl goes: its stride within reach at its quickest cycle,
             // shared between going and turning as they are asked (it walks any way it
             // faces, so it need not turn to get somewhere).
-            let radius = self
-                .stand_paws
-                .iter()
-                .map(|p| p.truncate().length())
-                .fold(0.0, f64::max);
             let stance = 1.0 - SWING_SHARE;
             let fastest = REACH_MM / (stance * CYCLE_MIN_S);
-            let asked_mm = v.length() + turn.abs() * radius;
+            // A paw reaches less far to the side than along the body (J2 turns inward
+            // only 10°): a sideways stride counts as a longer one.
+            let stride = |v: DVec2| DVec2::new(v.x, v.y * REACH_MM / SIDE_REACH_MM).length();
+            // Each paw strides as the body goes and turns over it: the longest stride
+            // sets the pace.
+            let paw_stride = |v: DVec2, turn: f64| {
+                self.stand_paws
+                    .iter()
+                    .map(|p| stride(v + rotate(turn, p.truncate())))
+                    .fold(0.0, f64::max)
+            };
+            let asked_mm = paw_stride(v, turn);
             let share = (fastest / asked_mm.max(1e-9)).min(1.0);
             let (linear, turn) = (v * share, turn * share);
-            let demand = linear.length() + turn.abs() * radius;
+            let demand = paw_stride(linear, turn);
             let cycle = if demand > 0.0 {
                 (REACH_MM / (demand * stance)).clamp(CYCLE_MIN_S, CYCLE_MAX_S)
             } else {
                 CYCLE_MAX_S
             };
             if row < path.len() {
-                let onward_mm = onward.rotate(next.at - target.at).length() / row_s
-                    + wrap(next.heading - target.heading).abs() / row_s * radius;
+                let onward_mm = paw_stride(
+                    onward.rotate(next.at - target.at) / row_s,
+                    wrap(next.heading - target.heading) / row_s,
+                );
                 path_mm += onward_mm;
                 made_mm += onward_mm.min(fastest);
             }
@@ -293,6 +307,16 @@ impl Gait {
                     .into_iter()
                     .find_map(|k| self.legs[i].reach(target.lerp(home, k), angles[i]));
                 if let Some(a) = reached {
+                    // A paw on the floor rolls as its leg turns: its centre must move by
+                    // the roll as well for the rubber to stay on its spot (and the body
+                    // to go as far as planned, not further).
+                    if swinging[i].is_none() {
+                        let turned = (self.legs[i].paw_turn(a)
+                            * self.legs[i].paw_turn(angles[i]).inverse())
+                        .to_scaled_axis();
+                        let rolled = turned.cross(DVec3::Z * self.paw_radius);
+                        paws[i] += DVec3::new(rolled.x, rolled.y, 0.0);
+                    }
                     angles[i] = a;
                 }
             }

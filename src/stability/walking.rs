@@ -10,6 +10,9 @@ use crate::retarget::{locomotion, Tracks};
 use crate::robot::profile::Profile;
 use glam::DVec2;
 
+/// How far before and after a travel span the walk's path reaches, s.
+const PATH_MARGIN_S: f64 = 0.5;
+
 /// Travel shorter than this is no walk, leg lengths: a step or two.
 const MIN_WALK_LEGS: f64 = 1.0;
 
@@ -50,6 +53,15 @@ pub fn plan(tracks: &Tracks, profile: &Profile, row_s: f64, lead: usize) -> Vec<
             Some(last) if span.start_s - last.1 < JOIN_S => last.1 = span.end_s,
             _ => groups.push((span.start_s, span.end_s)),
         }
+    }
+    // The spans' speeds are a second's averages: the travel itself starts and ends up to
+    // half a second further out, and the path follows all of it.
+    let take_s = tracks.frames.saturating_sub(1) as f64 * tracks.frame_time;
+    for g in &mut groups {
+        *g = (
+            (g.0 - PATH_MARGIN_S).max(0.0),
+            (g.1 + PATH_MARGIN_S).min(take_s),
+        );
     }
     // Each walk is home in the stand, and blended out, before the next one blends in.
     let mut walks: Vec<Walk> = Vec::new();
