@@ -78,12 +78,11 @@ fn a_straight_walk_is_one_span_ahead_at_its_speed() {
     assert!(spans[0].forward_legs.abs() <= 0.05, "{spans:?}");
 }
 
-#[test]
-fn a_walk_round_a_circle_turns_through_a_full_turn() {
-    // A 1 m circle (radius 0.5 m as 50 units: this performer's units are centimetres)
-    // in 8 s, facing along the path, between two seconds of standing.
+/// A 1 m circle (radius 0.5 m as 50 units: this performer's units are centimetres) in
+/// 8 s, facing along the path, between two seconds of standing: the radius, and the path.
+fn circle() -> (f64, Vec<([f64; 3], f64)>) {
     let radius = 50.0;
-    let path: Vec<([f64; 3], f64)> = (0..360)
+    let path = (0..360)
         .map(|f| {
             let t = ((f as f64 * FRAME_S - 2.0) / 8.0).clamp(0.0, 1.0);
             let a = std::f64::consts::TAU * t;
@@ -92,6 +91,12 @@ fn a_walk_round_a_circle_turns_through_a_full_turn() {
             (at, a.to_degrees())
         })
         .collect();
+    (radius, path)
+}
+
+#[test]
+fn a_walk_round_a_circle_turns_through_a_full_turn() {
+    let (radius, path) = circle();
     let spans = spans_of(&walking_bvh(&path, FRAME_S), FRAME_S);
     assert_eq!(spans.len(), 1, "{spans:?}");
     let s = &spans[0];
@@ -160,6 +165,27 @@ fn build_lists_the_spans_in_its_summary_and_json() {
     assert!(line.contains("3.6 forward"), "{line}");
 }
 
+/// `build INPUT --profile MODEL -o OUT --json` with `extra` arguments: the build's JSON
+/// and the motion's bytes.
+fn built(input: &std::path::Path, model: &str, extra: &[&str]) -> (serde_json::Value, Vec<u8>) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("take.mtn");
+    let mut args = vec![
+        "build",
+        input.to_str().unwrap(),
+        "--profile",
+        model,
+        "-o",
+        out.to_str().unwrap(),
+        "--json",
+    ];
+    args.extend(extra);
+    let run = common::run(&args);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    let json = serde_json::from_str(&common::stdout(&run)).unwrap();
+    (json, std::fs::read(&out).unwrap())
+}
+
 /// Builds `text` for the ERS-7 with the defaults, and simulates the motion.
 fn built_and_simulated(
     text: &str,
@@ -168,23 +194,12 @@ fn built_and_simulated(
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("take.bvh");
     std::fs::write(&input, text).unwrap();
+    let (build, bytes) = built(&input, "ERS-7", extra);
     let out = dir.path().join("take.mtn");
-    let mut args = vec![
-        "build",
-        input.to_str().unwrap(),
-        "--profile",
-        "ERS-7",
-        "-o",
-        out.to_str().unwrap(),
-        "--json",
-    ];
-    args.extend(extra);
-    let run = common::run(&args);
-    assert!(run.status.success(), "{}", common::stderr(&run));
-    let build: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    std::fs::write(&out, &bytes).unwrap();
     let run = common::run(&["simulate", out.to_str().unwrap(), "--json"]);
     let sim: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
-    (build, sim, std::fs::read(&out).unwrap())
+    (build, sim, bytes)
 }
 
 #[test]
@@ -228,17 +243,7 @@ fn a_straight_walk_walks_the_robot_forward_and_it_stays_up() {
 
 #[test]
 fn a_walk_round_a_circle_walks_the_robot_round() {
-    let radius = 50.0;
-    let path: Vec<([f64; 3], f64)> = (0..360)
-        .map(|f| {
-            let t = ((f as f64 * FRAME_S - 2.0) / 8.0).clamp(0.0, 1.0);
-            let a = std::f64::consts::TAU * t;
-            (
-                [radius * (1.0 - a.cos()), 0.0, radius * a.sin()],
-                a.to_degrees(),
-            )
-        })
-        .collect();
+    let (_, path) = circle();
     let (build, sim, _) = built_and_simulated(&walking_bvh(&path, FRAME_S), &[]);
     assert!(sim["report"]["fall"].is_null(), "{sim}");
     let end = sim["report"]["path"]
@@ -274,25 +279,8 @@ fn built_take(
     model: &str,
     extra: &[&str],
 ) -> (serde_json::Value, aibo_motion::mtn::Motion) {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("take.mtn");
-    let mut args = vec![
-        "build",
-        take.to_str().unwrap(),
-        "--profile",
-        model,
-        "-o",
-        out.to_str().unwrap(),
-        "--json",
-    ];
-    args.extend(extra);
-    let run = common::run(&args);
-    assert!(run.status.success(), "{}", common::stderr(&run));
-    let json = serde_json::from_str(&common::stdout(&run)).unwrap();
-    let motion = aibo_motion::mtn::decode(&std::fs::read(&out).unwrap())
-        .unwrap()
-        .motion;
-    (json, motion)
+    let (json, bytes) = built(take, model, extra);
+    (json, aibo_motion::mtn::decode(&bytes).unwrap().motion)
 }
 
 #[test]

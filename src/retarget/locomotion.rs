@@ -90,18 +90,12 @@ pub fn spans(performer: &Performer, frame_s: f64) -> Vec<Span> {
     let up = performer.world_up;
     let floor = |v: DVec3| v - up * v.dot(up);
     let yaw = &performer.attitude()[2];
-    let half = ((WINDOW_S / 2.0 / frame_s).round() as usize).max(1);
+    let half = half_window(frame_s);
     // Each frame: travelling or turning, over the window around it.
-    let moving: Vec<bool> = (0..n)
-        .map(|f| {
-            let (a, b) = (f.saturating_sub(half), (f + half).min(n - 1));
-            let seconds = (b - a) as f64 * frame_s;
-            if seconds <= 0.0 {
-                return false;
-            }
-            let speed = floor(performer.root[b] - performer.root[a]).length() / leg / seconds;
-            let turn = (yaw[b] - yaw[a]).to_degrees().abs() / seconds;
-            speed >= TRAVEL_LEGS_PER_S || turn >= TURN_DEG_PER_S
+    let moving: Vec<bool> = velocities(performer, frame_s)
+        .iter()
+        .map(|&[forward, left, turn]| {
+            forward.hypot(left) >= TRAVEL_LEGS_PER_S || turn.to_degrees().abs() >= TURN_DEG_PER_S
         })
         .collect();
     // Runs of moving frames, merged across short pauses, kept when long enough.
@@ -160,6 +154,11 @@ pub fn spans(performer: &Performer, frame_s: f64) -> Vec<Span> {
         .collect()
 }
 
+/// Frames either side of one in its window.
+fn half_window(frame_s: f64) -> usize {
+    ((WINDOW_S / 2.0 / frame_s).round() as usize).max(1)
+}
+
 /// The body's velocity on every frame, over the window around it ([`WINDOW_S`]): forward
 /// and to the left in the performer's heading on that frame (leg lengths per second),
 /// and the turn (radians per second, left +). Empty without legs to measure by.
@@ -174,7 +173,7 @@ pub fn velocities(performer: &Performer, frame_s: f64) -> Vec<[f64; 3]> {
     let up = performer.world_up;
     let floor = |v: DVec3| v - up * v.dot(up);
     let yaw = &performer.attitude()[2];
-    let half = ((WINDOW_S / 2.0 / frame_s).round() as usize).max(1);
+    let half = half_window(frame_s);
     (0..n)
         .map(|f| {
             let (a, b) = (f.saturating_sub(half), (f + half).min(n - 1));
