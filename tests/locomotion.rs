@@ -354,3 +354,34 @@ fn the_bandai_dance_walks_where_it_travels_and_dances_as_before_where_it_stands(
         "{compared}"
     );
 }
+
+#[test]
+fn the_contact_plan_has_one_paw_up_at_a_time_while_walking_and_every_paw_steps() {
+    use aibo_motion::pipeline::{build, BuildOptions};
+    use aibo_motion::robot::profile::Profile;
+    let clip = bvh::read(walking_bvh(&straight(1.2), FRAME_S).as_bytes()).unwrap();
+    for model in ["ERS-7", "ERS-210", "ERS-220"] {
+        let profile = Profile::builtin(model).unwrap();
+        let built = build(&clip, &profile, &BuildOptions::default()).unwrap();
+        let plan = &built.balance.as_ref().unwrap().plan;
+        assert_eq!(plan.walks.len(), 1, "{model}");
+        let walk = &plan.walks[0];
+        let mut lifted = [0usize; 4];
+        for row in walk.rows() {
+            let up: Vec<usize> = (0..4).filter(|&p| !plan.down(row, p)).collect();
+            assert!(up.len() <= 1, "{model}: row {row}: paws {up:?} up at once");
+            for p in up {
+                lifted[p] += 1;
+            }
+        }
+        // Every paw steps, each about as long as the others (a crawl's rhythm).
+        let (least, most) = (lifted.iter().min().unwrap(), lifted.iter().max().unwrap());
+        assert!(
+            *least > 0 && most - least <= most / 3,
+            "{model}: {lifted:?}"
+        );
+        // Outside the walk the gestures' plan holds: this performer gestures with no
+        // limb, so every paw is down.
+        assert!((0..walk.start).all(|row| (0..4).all(|p| plan.down(row, p))));
+    }
+}

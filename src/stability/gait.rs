@@ -137,7 +137,8 @@ impl Gait {
 
     /// The crawl for rows `row_s` apart that follows `path`, each row's place for the
     /// body: it heads for where it should be, at what the path's own speed asks plus
-    /// what closes the gap over [`TRACK_S`], turning first, within the crawl's speed. It
+    /// what closes the gap over [`TRACK_S`], going and turning slowed alike to the
+    /// crawl's speed. It
     /// starts and ends in the stand: it sways over before its first step; once the path
     /// ends it walks on until it gets there (at most [`CATCH_UP_S`]), steps each paw back
     /// to its place, and sways back. With `until`, it is back in the stand by that row
@@ -257,7 +258,7 @@ impl Gait {
                     }
                 }
                 match swinging[i] {
-                    Some((from, land, start)) if !swing_now => {
+                    Some((_, land, start)) if !swing_now => {
                         paws[i] = land;
                         out.steps.push(Lift {
                             paw: i,
@@ -265,7 +266,6 @@ impl Gait {
                             end: row,
                         });
                         swinging[i] = None;
-                        let _ = from;
                     }
                     Some(_) => {}
                     None => {
