@@ -1,7 +1,7 @@
 //! Walks where the performer walks: the performer's travel (`retarget::locomotion`)
-//! becomes the crawl's velocities (`gait`), scaled by leg length (the robot's leg over
-//! the performer's), and the crawl's leg angles replace the retargeted legs on its rows,
-//! eased in from the gesture before and out to the gesture after.
+//! becomes the path the crawl follows (`gait`), scaled by leg length (the robot's leg
+//! over the performer's), and the crawl's leg angles replace the retargeted legs on its
+//! rows, eased in from the gesture before and out to the gesture after.
 
 use super::gait::{Gait, Place};
 use super::plan::Walk;
@@ -25,9 +25,9 @@ const JOIN_S: f64 = 3.5;
 pub const BLEND_S: f64 = 0.3;
 
 /// The walks for the performer's travel, on a grid of rows `row_s` apart whose
-/// performance starts at row `lead`. Travel spans that the walk of the one before would
-/// still be finishing join it. The last walk may run past the performance's end: the
-/// grid must be padded to hold it.
+/// performance starts at row `lead`. Travel spans closer than [`JOIN_S`] are one walk;
+/// each walk is back in the stand before the next blends in. The last walk may run past
+/// the performance's end: the grid must be padded to hold it.
 pub fn plan(tracks: &Tracks, profile: &Profile, row_s: f64, lead: usize) -> Vec<Walk> {
     let Some(gait) = Gait::of(profile) else {
         return Vec::new();
