@@ -13,7 +13,7 @@
 
 use crate::mtn::{Keyframe, Layout, Motion};
 use crate::retarget::Tracks;
-use crate::robot::profile::{Posture, Profile};
+use crate::robot::profile::{Joint, Posture, Profile};
 use crate::units::rad_to_urad;
 
 /// A segment may span at most this many grid steps, about 4 s at 16 ms (Sony's own
@@ -44,6 +44,17 @@ pub fn resample(track: &[f64], from_s: f64, to_s: f64) -> Vec<f64> {
 pub fn clamp(track: &mut [f64], min: f64, max: f64) {
     for v in track {
         *v = v.clamp(min, max);
+    }
+}
+
+/// `track` within `joint`'s limits, then played no faster than `max_step` per sample
+/// allows (none: no speed limit): a joint's column as the grid must hold it.
+pub fn bound(track: &mut [f64], joint: &Joint, max_step: Option<f64>) {
+    if let Some(limits) = joint.limits {
+        clamp(track, limits.min, limits.max);
+    }
+    if let Some(step) = max_step {
+        limit_speed(track, step);
     }
 }
 
@@ -365,12 +376,7 @@ pub fn grid(tracks: &Tracks, profile: &Profile, options: &Options) -> Result<Gri
             Some(track) if !joint.binary => resample(track, tracks.frame_time, dt),
             _ => vec![start.joints[i]],
         };
-        if let Some(limits) = joint.limits {
-            clamp(&mut column, limits.min, limits.max);
-        }
-        if let Some(step) = max_step[i] {
-            limit_speed(&mut column, step);
-        }
+        bound(&mut column, joint, max_step[i]);
         columns.push(column);
     }
     // The source's duration on the grid, whatever drives the joints.

@@ -259,7 +259,7 @@ pub fn planned(
     if locomotion == Locomotion::Walk {
         let row_s = grid.step_s();
         plan.walks = walking::plan(tracks, profile, row_s, plan.padding.lead);
-        let blend = (walking::BLEND_S / row_s).round() as usize;
+        let blend = walking::blend_rows(row_s);
         for w in plan.walks.clone() {
             plan.hold(w.start.saturating_sub(blend), w.rows().end + blend);
         }
@@ -339,6 +339,7 @@ fn keep_balance(
             (ms.saturating_sub(keyed.source_start_ms) / u64::from(grid.frame_ms)) as usize
         };
         let reach = u64::from(if repairs == 2 { 1000u32 } else { 500 });
+        let blend = walking::blend_rows(grid.step_s());
         for (from, to) in windows {
             let (a, b) = (
                 row_of(from.saturating_sub(reach)),
@@ -354,7 +355,6 @@ fn keep_balance(
             }
             // A walk the proof has fall is no help to the stage's margins: the robot
             // treads in place there instead, which the stage keeps up.
-            let blend = (walking::BLEND_S / grid.step_s()).round() as usize;
             plan.walks
                 .retain(|w| w.rows().end + blend <= a || w.start.saturating_sub(blend) >= b);
         }

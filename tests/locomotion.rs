@@ -131,17 +131,7 @@ fn build_lists_the_spans_in_its_summary_and_json() {
     let input = dir.path().join("walk.bvh");
     std::fs::write(&input, walking_bvh(&straight(1.2), FRAME_S)).unwrap();
     let out = dir.path().join("walk.mtn");
-    let run = common::run(&[
-        "build",
-        input.to_str().unwrap(),
-        "--profile",
-        "ERS-7",
-        "-o",
-        out.to_str().unwrap(),
-        "--json",
-    ]);
-    assert!(run.status.success(), "{}", common::stderr(&run));
-    let json: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    let (json, _) = built(&input, "ERS-7", &[]);
     let spans = json["locomotion"].as_array().unwrap();
     assert_eq!(spans.len(), 1, "{json}");
     assert_eq!(spans[0]["kind"], "walk");
@@ -170,18 +160,8 @@ fn build_lists_the_spans_in_its_summary_and_json() {
 fn built(input: &std::path::Path, model: &str, extra: &[&str]) -> (serde_json::Value, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("take.mtn");
-    let mut args = vec![
-        "build",
-        input.to_str().unwrap(),
-        "--profile",
-        model,
-        "-o",
-        out.to_str().unwrap(),
-        "--json",
-    ];
-    args.extend(extra);
-    let run = common::run(&args);
-    assert!(run.status.success(), "{}", common::stderr(&run));
+    let args: Vec<&str> = ["--json"].iter().chain(extra).copied().collect();
+    let run = common::build_file(input, model, &args, &out);
     let json = serde_json::from_str(&common::stdout(&run)).unwrap();
     (json, std::fs::read(&out).unwrap())
 }

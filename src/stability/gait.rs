@@ -19,6 +19,7 @@
 use glam::{DVec2, DVec3};
 
 use super::plan::Lift;
+use super::slip::rolled;
 use crate::robot::legs::{Leg, LegId};
 use crate::robot::profile::Profile;
 
@@ -311,11 +312,9 @@ impl Gait {
                     // the roll as well for the rubber to stay on its spot (and the body
                     // to go as far as planned, not further).
                     if swinging[i].is_none() {
-                        let turned = (self.legs[i].paw_turn(a)
-                            * self.legs[i].paw_turn(angles[i]).inverse())
-                        .to_scaled_axis();
-                        let rolled = turned.cross(DVec3::Z * self.paw_radius);
-                        paws[i] += DVec3::new(rolled.x, rolled.y, 0.0);
+                        let leg = &self.legs[i];
+                        let (was, now) = (leg.paw_turn(angles[i]), leg.paw_turn(a));
+                        paws[i] += rolled(was, now, self.paw_radius).extend(0.0);
                     }
                     angles[i] = a;
                 }

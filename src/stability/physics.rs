@@ -839,7 +839,6 @@ fn run(
     let start_heading = robot.attitude() * DVec3::X;
     let mut heading_was = start_heading.y.atan2(start_heading.x).to_degrees();
     let mut heading = 0.0;
-    let demanded = slip::demanded(motion, profile, stances)?;
     let paw_radius = profile.mass.as_ref().map_or(0.0, |m| m.paw_radius);
     let mut paw_before = robot.paw_contacts();
     let mut slipped: Vec<f64> = vec![0.0; paw_count];
@@ -899,10 +898,7 @@ fn run(
         let contacts = robot.paw_contacts();
         for (n, &(load, centre, turned)) in contacts.iter().enumerate() {
             let (_, before, was) = paw_before[n];
-            let rolled = (turned * was.inverse())
-                .to_scaled_axis()
-                .cross(DVec3::Z * paw_radius);
-            let slide = (centre - before - rolled).truncate();
+            let slide = (centre - before).truncate() - slip::rolled(was, turned, paw_radius);
             if load > 0.0 {
                 let stay = stays[n].get_or_insert_with(Stay::default);
                 stay.slid += stay.off_floor + slide;
@@ -938,6 +934,13 @@ fn run(
             break;
         }
     }
+    // What the joint angles alone demand, beside a paw that slipped (a second pass over
+    // the motion: only when one did).
+    let demanded = if slipped.iter().any(|&mm| mm > SLIP_MM) {
+        slip::demanded(motion, profile, stances)?
+    } else {
+        Vec::new()
+    };
     Ok(Report {
         duration_ms: frames as u64 * DENSE_FRAME_MS,
         torque_limit_nm: torque_nm,

@@ -79,11 +79,9 @@ pub fn demanded(
             let before = previous.iter().find(|p| p.0 == paw);
             match (here, before) {
                 (Some(h), Some(b)) if pairs.len() >= 2 => {
-                    // A round paw rolls as its shin turns: its centre moves by the turn
-                    // crossed with the radius, and its rubber does not slide for that.
-                    let turned = (h.2 * b.2.inverse()).to_scaled_axis();
-                    let rolled = turned.cross(DVec3::Z * body.contacts[paw].radius);
-                    let slide = (h.1 - b.1) - rolled.truncate();
+                    // A round paw rolls as its shin turns, and its rubber does not slide
+                    // for that.
+                    let slide = (h.1 - b.1) - rolled(b.2, h.2, body.contacts[paw].radius);
                     let total = sliding[k].get_or_insert(DVec2::ZERO);
                     *total += slide;
                     worst[k] = worst[k].max(total.length());
@@ -101,6 +99,16 @@ pub fn demanded(
         .zip(worst)
         .map(|(&i, mm)| (body.contacts[i].name.clone(), mm))
         .collect())
+}
+
+/// How far a ball of `radius` on the floor moves over it as it rolls, without sliding,
+/// through the turn from `before` to `now` (x and y; the units of `radius`). Where a
+/// paw's centre moves by this, its rubber stays on its spot.
+pub fn rolled(before: DQuat, now: DQuat, radius: f64) -> DVec2 {
+    (now * before.inverse())
+        .to_scaled_axis()
+        .cross(DVec3::Z * radius)
+        .truncate()
 }
 
 /// The turn (radians) and shift (mm) that carry the points `from` (this frame, the

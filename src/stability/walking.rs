@@ -24,6 +24,11 @@ const JOIN_S: f64 = 3.5;
 /// its last row back, s.
 pub const BLEND_S: f64 = 0.3;
 
+/// [`BLEND_S`] in rows `row_s` apart (at least one).
+pub fn blend_rows(row_s: f64) -> usize {
+    (BLEND_S / row_s).round().max(1.0) as usize
+}
+
 /// The walks for the performer's travel, on a grid of rows `row_s` apart whose
 /// performance starts at row `lead`. Travel spans closer than [`JOIN_S`] are one walk;
 /// each walk is back in the stand before the next blends in. The last walk may run past
@@ -44,7 +49,7 @@ pub fn plan(tracks: &Tracks, profile: &Profile, row_s: f64, lead: usize) -> Vec<
         return Vec::new();
     }
     let velocities = locomotion::velocities(&tracks.performer, tracks.frame_time);
-    let blend = (BLEND_S / row_s).round() as usize;
+    let blend = blend_rows(row_s);
     let row_of = |s: f64| lead + (s / row_s).round() as usize;
     // Spans with less than a pause between them are one walk.
     let mut groups: Vec<(f64, f64)> = Vec::new();
@@ -125,7 +130,7 @@ fn walk_for(
 /// around it over [`BLEND_S`], then every leg joint within its limits and speed.
 pub fn apply(grid: &mut Grid, walks: &[Walk], profile: &Profile) {
     let row_s = grid.step_s();
-    let blend = (BLEND_S / row_s).round().max(1.0) as usize;
+    let blend = blend_rows(row_s);
     let max_step = keyframes::max_steps(profile, grid.frame_ms);
     // Columns: body roll, pitch and yaw come first.
     let column = |joint: usize| 3 + joint;
@@ -158,20 +163,14 @@ pub fn apply(grid: &mut Grid, walks: &[Walk], profile: &Profile) {
         for (k, legs) in walk.gait.legs.iter().enumerate() {
             set(grid, rows.start + k, legs, 1.0);
         }
-        // The blends keep within each joint's speed: eased from the walk's ends.
+        // The blends keep within each joint's limits and speed: eased from the walk's ends.
         let from = rows.start.saturating_sub(blend);
         let to = (rows.end + blend).min(grid.rows.len());
         for leg in &joints {
             for &j in leg {
-                let Some(step) = max_step.get(j).copied().flatten() else {
-                    continue;
-                };
                 let mut track: Vec<f64> =
                     grid.rows[from..to].iter().map(|r| r[column(j)]).collect();
-                if let Some(limits) = profile.joints[j].limits {
-                    keyframes::clamp(&mut track, limits.min, limits.max);
-                }
-                keyframes::limit_speed(&mut track, step);
+                keyframes::bound(&mut track, &profile.joints[j], max_step[j]);
                 for (r, v) in grid.rows[from..to].iter_mut().zip(track) {
                     r[column(j)] = v;
                 }

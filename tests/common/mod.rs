@@ -194,7 +194,8 @@ pub fn build_example(model: &str, out: &Path) {
 }
 
 /// `build -q INPUT --profile MODEL -o OUT`, with `extra` arguments; it must succeed.
-pub fn build_file(input: &Path, model: &str, extra: &[&str], out: &Path) {
+/// What it printed (with `--json`, the summary).
+pub fn build_file(input: &Path, model: &str, extra: &[&str], out: &Path) -> Output {
     let mut args = vec![
         "-q",
         "build",
@@ -207,6 +208,7 @@ pub fn build_file(input: &Path, model: &str, extra: &[&str], out: &Path) {
     args.extend(extra);
     let run = run(&args);
     assert!(run.status.success(), "{}", stderr(&run));
+    run
 }
 
 /// A copy of the shared R-CODE sample tree `name` at `root`, made writable as an owner's
