@@ -64,8 +64,8 @@ pub fn run(args: Args) -> Result<Outcome> {
         if let Some(last) = report.path.last() {
             let _ = writeln!(
                 t,
-                "  the body moved {:.0} mm forward, {:.0} mm left, {:.0} mm up",
-                last.x_mm, last.y_mm, last.z_mm
+                "  the body moved {:.0} mm forward, {:.0} mm left, {:.0} mm up, and turned {:.0}° left",
+                last.x_mm, last.y_mm, last.z_mm, last.heading_deg
             );
         }
         let _ = writeln!(t, "{}", report.summary());
