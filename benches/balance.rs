@@ -10,7 +10,7 @@
 
 use aibo_motion::keyframes;
 use aibo_motion::pipeline::{self, build, Balance, BuildOptions};
-use aibo_motion::retarget;
+use aibo_motion::retarget::{self, locomotion};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::{read, Clip, ReadOptions};
 use aibo_motion::stability::{physics, stage::Stage, statics, walking};
@@ -50,21 +50,20 @@ fn balance(c: &mut Criterion) {
         });
         // The stage's own parts, on the same grid as the build.
         let tracks = retarget::retarget(&clip, &profile, &on.retarget).unwrap();
+        let travel = locomotion::spans(&tracks.performer, tracks.frame_time);
         let grid = keyframes::grid(&tracks, &profile, &on.keyframes).unwrap();
         let neutral = retarget::neutral_pose(&profile, &on.retarget);
         let margin = pipeline::default_margin(&profile);
         group.bench_function("the stage (plan, QP per row, keyframes)", |b| {
             b.iter(|| {
                 let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-                let (plan, grid) =
-                    pipeline::planned(&stage, &tracks, &profile, &grid, pipeline::Locomotion::Walk);
+                let (plan, grid) = pipeline::planned(&stage, &tracks, &profile, &grid, &travel);
                 let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
                 keyframes::finish(&balanced.grid, &profile, &on.keyframes).unwrap()
             })
         });
         let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-        let (plan, grid) =
-            pipeline::planned(&stage, &tracks, &profile, &grid, pipeline::Locomotion::Walk);
+        let (plan, grid) = pipeline::planned(&stage, &tracks, &profile, &grid, &travel);
         let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
         let motion = keyframes::finish(&balanced.grid, &profile, &on.keyframes)
             .unwrap()
@@ -80,7 +79,8 @@ fn balance(c: &mut Criterion) {
         });
         group.bench_function("the gait alone (walks planned and laid on the grid)", |b| {
             b.iter(|| {
-                let walks = walking::plan(&tracks, &profile, grid.step_s(), plan.padding.lead);
+                let walks =
+                    walking::plan(&travel, &tracks, &profile, grid.step_s(), plan.padding.lead);
                 let mut walked = balanced.grid.clone();
                 walking::apply(&mut walked, black_box(&walks), &profile);
                 walked

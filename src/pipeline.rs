@@ -15,6 +15,7 @@
 use crate::keyframes::{self, finish, KeyframeError, Keyframed};
 use crate::likeness::{likeness, Likeness};
 use crate::mtn::Motion;
+use crate::retarget::locomotion::{self, Span};
 use crate::retarget::{self, retarget, RetargetError, Tracks};
 use crate::robot::profile::Profile;
 use crate::source::Clip;
@@ -79,6 +80,9 @@ pub struct Built {
     pub ramp_out_ms: u64,
     /// What keeping the balance did; `None` with `--balance off`.
     pub balance: Option<Kept>,
+    /// Where the performer travels (walks only with the balance stage and
+    /// [`Locomotion::Walk`]).
+    pub locomotion: Vec<Span>,
 }
 
 /// What the balance stage did, and the proof of the motion it made.
@@ -206,6 +210,7 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
         return Err(BuildError::Time(e));
     }
     let tracks = retarget(clip, profile, &options.retarget)?;
+    let travel = locomotion::spans(&tracks.performer, tracks.frame_time);
     let grid = keyframes::grid(&tracks, profile, &options.keyframes)?;
     let unbalanced = finish(&grid, profile, &options.keyframes)?;
     let Balance::On { margin_mm } = options.balance else {
@@ -215,16 +220,22 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
             source_start_ms: unbalanced.source_start_ms,
             ramp_out_ms: unbalanced.ramp_out_ms,
             balance: None,
+            locomotion: travel,
         });
     };
     let margin = margin_mm.unwrap_or_else(|| default_margin(profile));
-    let (keyed, kept) = keep_balance(&tracks, &grid, unbalanced, profile, options, margin)?;
+    let walks = match options.locomotion {
+        Locomotion::Walk => &travel[..],
+        Locomotion::InPlace => &[],
+    };
+    let (keyed, kept) = keep_balance(&tracks, walks, &grid, unbalanced, profile, options, margin)?;
     Ok(Built {
         motion: keyed.motion,
         tracks,
         source_start_ms: keyed.source_start_ms,
         ramp_out_ms: keyed.ramp_out_ms,
         balance: Some(kept),
+        locomotion: travel,
     })
 }
 
@@ -238,14 +249,14 @@ pub fn default_margin(profile: &Profile) -> f64 {
 }
 
 /// The contact plan for `grid`, and the grid padded as the plan asks (see
-/// [`plan::Padding`]). With `locomotion` [`Locomotion::Walk`], the robot walks where
-/// the performer travels, and no gesture lifts a paw there.
+/// [`plan::Padding`]). The robot walks over the spans of `travel` (none: it treads in
+/// place), and no gesture lifts a paw there.
 pub fn planned(
     stage: &Stage,
     tracks: &Tracks,
     profile: &Profile,
     grid: &keyframes::Grid,
-    locomotion: Locomotion,
+    travel: &[Span],
 ) -> (Plan, keyframes::Grid) {
     let landing_rows = |row: usize, paw: usize| stage.landing_rows_from(&grid.rows[row], paw);
     let mut plan = plan::plan(
@@ -256,9 +267,9 @@ pub fn planned(
         &landing_rows,
     );
     let mut padded = grid.padded(plan.padding.lead, plan.padding.tail);
-    if locomotion == Locomotion::Walk {
+    if !travel.is_empty() {
         let row_s = grid.step_s();
-        plan.walks = walking::plan(tracks, profile, row_s, plan.padding.lead);
+        plan.walks = walking::plan(travel, tracks, profile, row_s, plan.padding.lead);
         let blend = walking::blend_rows(row_s);
         for w in plan.walks.clone() {
             plan.hold(w.start.saturating_sub(blend), w.rows().end + blend);
@@ -279,6 +290,7 @@ pub fn planned(
 /// The balance stage, keyframes and the proof, repaired where the proof finds a fall.
 fn keep_balance(
     tracks: &Tracks,
+    travel: &[Span],
     grid: &keyframes::Grid,
     unbalanced: Keyframed,
     profile: &Profile,
@@ -287,7 +299,7 @@ fn keep_balance(
 ) -> Result<(Keyframed, Kept), BuildError> {
     let neutral = retarget::neutral_pose(profile, &options.retarget);
     let stage = Stage::new(profile, grid.frame_ms, &neutral)?;
-    let (mut plan, grid) = planned(&stage, tracks, profile, grid, options.locomotion);
+    let (mut plan, grid) = planned(&stage, tracks, profile, grid, travel);
     let grid = &grid;
     let rows = grid.rows.len();
     let mut margins = vec![margin; rows];

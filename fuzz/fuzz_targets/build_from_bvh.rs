@@ -8,7 +8,7 @@ use aibo_motion::check::{check, Violation};
 use aibo_motion::keyframes;
 use aibo_motion::likeness::Figure;
 use aibo_motion::mtn;
-use aibo_motion::pipeline::{build, Balance, BuildOptions};
+use aibo_motion::pipeline::{build, Balance, BuildOptions, Locomotion};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::retarget::{self, Neutral};
 use aibo_motion::source::bvh;
@@ -35,8 +35,9 @@ fuzz_target!(|data: &[u8]| {
             body_attitude: true,
             ..keyframes::Options::default()
         },
-        // The balance stage and its proof too, as every default build runs them.
+        // The balance stage, the walks and the proof too, as every default build runs them.
         balance: Balance::default(),
+        locomotion: Locomotion::default(),
     };
     for model in ["ERS-210", "ERS-7"] {
         let profile = Profile::builtin(model).unwrap();

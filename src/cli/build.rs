@@ -597,7 +597,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         (built.source_start_ms - lead_ms) as f64 / 1000.0,
         (built.ramp_out_ms - tail_ms) as f64 / 1000.0,
     );
-    let (motion, tracks) = (built.motion, built.tracks);
+    let (motion, tracks, built_locomotion) = (built.motion, built.tracks, built.locomotion);
     let bytes = mtn::encode(&motion)?;
     fsio::write_bytes(output, &[input], &bytes)?;
 
@@ -647,7 +647,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         warnings,
         notes: clip.notes,
         likeness,
-        locomotion: aibo_motion::retarget::locomotion::spans(&tracks.performer, tracks.frame_time),
+        locomotion: built_locomotion,
         balance,
         stage,
     })

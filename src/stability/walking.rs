@@ -6,7 +6,8 @@
 use super::gait::{Gait, Place};
 use super::plan::Walk;
 use crate::keyframes::{self, Grid};
-use crate::retarget::{locomotion, Tracks};
+use crate::retarget::locomotion::{self, Span};
+use crate::retarget::Tracks;
 use crate::robot::profile::Profile;
 use glam::DVec2;
 
@@ -29,11 +30,18 @@ pub fn blend_rows(row_s: f64) -> usize {
     (BLEND_S / row_s).round().max(1.0) as usize
 }
 
-/// The walks for the performer's travel, on a grid of rows `row_s` apart whose
-/// performance starts at row `lead`. Travel spans closer than [`JOIN_S`] are one walk;
-/// each walk is back in the stand before the next blends in. The last walk may run past
-/// the performance's end: the grid must be padded to hold it.
-pub fn plan(tracks: &Tracks, profile: &Profile, row_s: f64, lead: usize) -> Vec<Walk> {
+/// The walks for the performer's travel (`travel`: the take's spans of locomotion), on a
+/// grid of rows `row_s` apart whose performance starts at row `lead`. Travel spans
+/// closer than [`JOIN_S`] are one walk; each walk is back in the stand before the next
+/// blends in. The last walk may run past the performance's end: the grid must be padded
+/// to hold it.
+pub fn plan(
+    travel: &[Span],
+    tracks: &Tracks,
+    profile: &Profile,
+    row_s: f64,
+    lead: usize,
+) -> Vec<Walk> {
     let Some(gait) = Gait::of(profile) else {
         return Vec::new();
     };
@@ -41,8 +49,8 @@ pub fn plan(tracks: &Tracks, profile: &Profile, row_s: f64, lead: usize) -> Vec<
     // home: a performer turning on the spot (a dancer's pirouette) turns faster than a
     // crawl can and gestures as they turn, and a step or two is a gesture; the legs keep
     // gesturing there.
-    let spans: Vec<_> = locomotion::spans(&tracks.performer, tracks.frame_time)
-        .into_iter()
+    let spans: Vec<&Span> = travel
+        .iter()
         .filter(|s| s.kind != "turn" && s.distance_legs >= MIN_WALK_LEGS)
         .collect();
     if spans.is_empty() || !row_s.is_finite() || row_s <= 0.0 {
