@@ -242,6 +242,10 @@ fn build_core(target: &std::ffi::OsStr, extra: &[&str], rustflags: &str) -> Resu
         .env("CARGO_ENCODED_RUSTFLAGS", rustflags)
         .args(["build", "--release", "-p", "firmware-bridge-capi"])
         .args(["--features", "robot", "-Zbuild-std=core,alloc"])
+        // The workspace's release profile links the desktop tool whole (LTO); the robot's
+        // object keeps the profile it was proven with (`ld -r`, Sony's linker).
+        .args(["--config", "profile.release.lto=false"])
+        .args(["--config", "profile.release.codegen-units=16"])
         .args(extra)
         .arg("--target")
         .arg(target)
