@@ -2,7 +2,9 @@
 //!
 //! One BVH joint per robot joint, named by its semantic name, with one rotation channel
 //! (its axis); the root `body` carries a position (the standing height, so the paws
-//! meet the ground) and the MTN's body yaw, pitch and roll. BVH axes are Y up with the
+//! meet the ground, and the body's travel over the floor where one is given: a walk
+//! walks in Blender) and the MTN's body yaw, pitch and roll, the yaw turned as the body
+//! turns. BVH axes are Y up with the
 //! robot facing +Z and its left on +X: robot (x, y, z) ↦ BVH (y, z, x), a rotation, so
 //! handedness is kept. Values are degrees with six decimals (the MTN's µrad are
 //! 0.000057°).
@@ -26,6 +28,45 @@ pub enum Rate {
     Dense,
     /// The 16 ms grid MTN keyframes lie on.
     Grid,
+}
+
+/// Where the body is over the floor at one moment, from where it began.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Placement {
+    pub forward_mm: f64,
+    pub left_mm: f64,
+    /// Degrees turned left (unwrapped).
+    pub turn_deg: f64,
+}
+
+/// The body's travel over the floor (`simulate`'s path): placements at moments (ms
+/// from the motion's first frame), in time order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Travel {
+    pub places: Vec<(u64, Placement)>,
+}
+
+impl Travel {
+    /// The placement at `t_ms`: between two moments in a straight line; before the first
+    /// or after the last, held.
+    pub fn at(&self, t_ms: u64) -> Placement {
+        let after = self.places.partition_point(|(t, _)| *t <= t_ms);
+        match (
+            self.places.get(after.wrapping_sub(1)),
+            self.places.get(after),
+        ) {
+            (Some(&(t0, a)), Some(&(t1, b))) => {
+                let s = (t_ms - t0) as f64 / (t1 - t0).max(1) as f64;
+                Placement {
+                    forward_mm: a.forward_mm + s * (b.forward_mm - a.forward_mm),
+                    left_mm: a.left_mm + s * (b.left_mm - a.left_mm),
+                    turn_deg: a.turn_deg + s * (b.turn_deg - a.turn_deg),
+                }
+            }
+            (Some(&(_, a)), None) | (None, Some(&(_, a))) => a,
+            (None, None) => Placement::default(),
+        }
+    }
 }
 
 /// Robot frame to BVH frame.
@@ -63,8 +104,14 @@ pub enum ExportError {
     TooLong { frames: u64, frame_ms: u64 },
 }
 
-/// The BVH text of `motion` on `profile`'s skeleton.
-pub fn bvh(motion: &Motion, profile: &Profile, rate: Rate) -> Result<String, ExportError> {
+/// The BVH text of `motion` on `profile`'s skeleton. With a `travel`, the root goes
+/// where it says; without, it stays over the origin.
+pub fn bvh(
+    motion: &Motion,
+    profile: &Profile,
+    rate: Rate,
+    travel: Option<&Travel>,
+) -> Result<String, ExportError> {
     let skeleton = Skeleton::of(profile)?;
     let joints = motion
         .keyframes
@@ -106,13 +153,17 @@ pub fn bvh(motion: &Motion, profile: &Profile, rate: Rate) -> Result<String, Exp
         (DENSE_FRAME_MS * step as u64) as f64 / 1000.0
     );
     let order = channel_order(&skeleton);
-    for f in mtn::dense_frames(motion).step_by(step) {
+    for (i, f) in mtn::dense_frames(motion).enumerate().step_by(step) {
         let [roll, pitch, yaw] = f.body.map(urad_to_deg);
-        // Root: position, then Yrotation Xrotation Zrotation = yaw, pitch (about −X:
-        // nose up), roll.
+        let placed = travel.map_or_else(Placement::default, |t| t.at(i as u64 * DENSE_FRAME_MS));
+        // Root: position (the robot's left is BVH X, its forward Z), then Yrotation
+        // Xrotation Zrotation = yaw, pitch (about −X: nose up), roll.
         let _ = write!(
             out,
-            "0.000000 {height:.6} 0.000000 {yaw:.6} {:.6} {roll:.6}",
+            "{:.6} {height:.6} {:.6} {:.6} {:.6} {roll:.6}",
+            placed.left_mm,
+            placed.forward_mm,
+            yaw + placed.turn_deg,
             -pitch
         );
         for &(joint, sign) in &order {
@@ -197,4 +248,31 @@ fn standing_height(s: &Skeleton, frame: Option<&mtn::DenseFrame>) -> f64 {
     let pose = s.pose(&angles, [0.0; 3]);
     let lowest = pose.positions.iter().map(|p| p.z).fold(0.0f64, f64::min);
     -lowest
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn travel_is_straight_between_its_moments_and_held_outside_them() {
+        let at = |forward_mm, turn_deg| Placement {
+            forward_mm,
+            left_mm: -forward_mm,
+            turn_deg,
+        };
+        let travel = Travel {
+            places: vec![
+                (100, at(10.0, 0.0)),
+                (200, at(30.0, 90.0)),
+                (252, at(30.0, 360.0)),
+            ],
+        };
+        assert_eq!(travel.at(0), at(10.0, 0.0));
+        assert_eq!(travel.at(150), at(20.0, 45.0));
+        assert_eq!(travel.at(200), at(30.0, 90.0));
+        assert_eq!(travel.at(239), at(30.0, 292.5));
+        assert_eq!(travel.at(9999), at(30.0, 360.0));
+        assert_eq!(Travel::default().at(5), Placement::default());
+    }
 }

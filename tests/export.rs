@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// The largest difference, in degrees, between a keyframe's joint values and the BVH's.
 fn round_trip_error(motion: &Motion, profile: &Profile, rate: Rate) -> f64 {
-    let text = export::bvh(motion, profile, rate).unwrap();
+    let text = export::bvh(motion, profile, rate, None).unwrap();
     let clip = source::read(
         Path::new("motion.bvh"),
         text.as_bytes(),

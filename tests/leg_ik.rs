@@ -304,7 +304,7 @@ fn every_paw_is_in_one_place_in_the_chain_the_skeleton_and_the_bvh() {
             locators: profile.joints.iter().map(|j| j.locator.clone()).collect(),
             ..motion
         };
-        let text = export::bvh(&motion, &profile, Rate::Grid).unwrap();
+        let text = export::bvh(&motion, &profile, Rate::Grid, None).unwrap();
         let mut clip = bvh::read(text.as_bytes()).unwrap();
         for _ in 0..50 {
             let pose = random.pose(&profile);

@@ -192,6 +192,28 @@ fn sim_end(sim: &serde_json::Value) -> serde_json::Value {
         .clone()
 }
 
+/// Where `export`'s BVH of the motion `bytes` last has the root: forward and left of
+/// where it began (mm) and its yaw (degrees, left +).
+fn exported_end(bytes: &[u8], extra: &[&str]) -> (f64, f64, f64) {
+    let dir = tempfile::tempdir().unwrap();
+    let (mtn, bvh) = (dir.path().join("walk.mtn"), dir.path().join("walk.bvh"));
+    std::fs::write(&mtn, bytes).unwrap();
+    let mut args = vec!["export", mtn.to_str().unwrap(), "-o", bvh.to_str().unwrap()];
+    args.extend(extra);
+    let run = common::run(&args);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    let text = std::fs::read_to_string(&bvh).unwrap();
+    let last: Vec<f64> = text
+        .lines()
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    // BVH: X is the robot's left, Z its forward; Yrotation its yaw.
+    (last[2], last[0], last[3])
+}
+
 #[test]
 fn a_straight_walk_walks_the_robot_forward_and_it_stays_up() {
     let (build, sim, _) = built_and_simulated(&walking_bvh(&straight(1.2), FRAME_S), &[]);
@@ -210,6 +232,21 @@ fn a_straight_walk_walks_the_robot_forward_and_it_stays_up() {
     // does not yet correct for it. This bound guards what holds today.
     let share = path["share"].as_f64().unwrap();
     assert!((0.7..=1.5).contains(&share), "{path}");
+    // `export`'s BVH walks too: its root ends where the simulated body does (robot x is
+    // BVH Z, y is X), and as far as the crawl reckons within the simulation's 1.4.
+    let (_, _, bytes) = built_and_simulated(&walking_bvh(&straight(1.2), FRAME_S), &[]);
+    let (forward, left, yaw) = exported_end(&bytes, &[]);
+    assert!((forward - x).abs() < 1.0 && (left - y).abs() < 1.0, "{end}");
+    assert!(
+        (yaw - end["heading_deg"].as_f64().unwrap()).abs() < 0.1,
+        "{end}"
+    );
+    let reckoned = stage["walks"][0]["forward_mm"].as_f64().unwrap();
+    assert!(
+        (0.9..=1.5).contains(&(forward / reckoned)),
+        "{forward} {reckoned}"
+    );
+    assert_eq!(exported_end(&bytes, &["--in-place"]), (0.0, 0.0, 0.0));
     // With the gait off the robot treads in place, as before.
     let (build, sim, _) =
         built_and_simulated(&walking_bvh(&straight(1.2), FRAME_S), &["--gait", "off"]);
@@ -233,6 +270,10 @@ fn a_walk_round_a_circle_walks_the_robot_round() {
     // the straight walk's. This bound guards what holds today.
     let heading = end["heading_deg"].as_f64().unwrap();
     assert!((heading - 360.0).abs() <= 60.0, "{end} {path}");
+    // The exported BVH turns round with it.
+    let (_, _, bytes) = built_and_simulated(&walking_bvh(&circle().1, FRAME_S), &[]);
+    let (_, _, yaw) = exported_end(&bytes, &[]);
+    assert!((yaw - heading).abs() < 0.1, "{yaw} {end}");
     assert!(path["end_gap_mm"].as_f64().unwrap() < 100.0, "{path}");
 }
 
