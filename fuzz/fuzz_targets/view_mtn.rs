@@ -20,6 +20,6 @@ fuzz_target!(|data: &[u8]| {
     // Exports write every frame (up to a million, ~230 MB of text): only short ones
     // here, so the fuzzer spends its time on variety rather than on writing.
     if mtn::dense_frame_count(&motion) <= 20_000 {
-        let _ = export::bvh(&motion, &profile, export::Rate::Grid);
+        let _ = export::bvh(&motion, &profile, export::Rate::Grid, None);
     }
 });
