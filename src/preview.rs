@@ -112,6 +112,62 @@ struct Samples {
     step_s: f64,
     /// Where the profile has a mass model: each sample's support and centre of mass.
     support: Option<Vec<Support>>,
+    footfalls: Vec<Footfall>,
+}
+
+/// Where a paw came down, for the top view: the sample it lands at, the point (pixels)
+/// and the paw's side colour.
+struct Footfall {
+    sample: usize,
+    at: (f64, f64),
+    colour: &'static str,
+}
+
+/// A simulated paw's centre is down below this height (mm), and up again above the
+/// second: the gap keeps a paw that trembles at the floor from landing twice.
+const PAW_DOWN_MM: f64 = 3.0;
+const PAW_UP_MM: f64 = 8.0;
+
+/// The footfalls: each time a paw comes down (`down[sample][paw]`, and at the first
+/// sample every paw that is down), where it is in the top view of `frames`.
+fn footfalls(figure: &StickFigure, frames: &[Vec<DVec3>], down: &[Vec<bool>]) -> Vec<Footfall> {
+    let mut out = Vec::new();
+    for (i, (f, now)) in frames.iter().zip(down).enumerate() {
+        for (k, &(name, bone)) in figure.paws.iter().enumerate() {
+            let was = i > 0 && down[i - 1].get(k).copied().unwrap_or(false);
+            if now.get(k).copied().unwrap_or(false) && !was {
+                out.push(Footfall {
+                    sample: i,
+                    at: project(f[bone], 1),
+                    colour: if name.starts_with('l') {
+                        "#1f77b4"
+                    } else {
+                        "#d62728"
+                    },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Which simulated paws are down at each sample (their centres at the ground line).
+fn simulated_down(figure: &StickFigure, frames: &[Vec<DVec3>]) -> Vec<Vec<bool>> {
+    let mut state = vec![false; figure.paws.len()];
+    frames
+        .iter()
+        .map(|f| {
+            for (k, &(_, bone)) in figure.paws.iter().enumerate() {
+                let z = f[bone].z;
+                state[k] = if state[k] {
+                    z < PAW_UP_MM
+                } else {
+                    z < PAW_DOWN_MM
+                };
+            }
+            state.clone()
+        })
+        .collect()
 }
 
 /// What the top view shows of the balance: the support polygon, the centre of mass, and
@@ -202,8 +258,10 @@ fn sample(
     let step_s = (stride * DENSE_FRAME_MS) as f64 / 1000.0;
     if body == Figure::Physics {
         let mut frames = simulated(motion, profile, &indices)?;
+        let down = simulated_down(figure, &frames);
         fit_to_views(&mut frames);
         return Ok(Samples {
+            footfalls: footfalls(figure, &frames, &down),
             frames,
             step_s,
             support: None,
@@ -244,7 +302,14 @@ fn sample(
             p.z -= lowest;
         }
     }
+    // The figure stands where it is: its footfalls are the planned contacts' landings.
+    let down: Vec<Vec<bool>> = support
+        .iter()
+        .flatten()
+        .map(|s: &Support| s.carrying.clone())
+        .collect();
     Ok(Samples {
+        footfalls: footfalls(figure, &frames, &down),
         frames,
         step_s,
         support,
@@ -361,6 +426,28 @@ fn paws_svg(
     }
 }
 
+/// A dot in the top view where each paw came down, shown from the moment it lands.
+fn footfalls_svg(out: &mut String, samples: &Samples, duration: f64, animate: bool) {
+    for f in &samples.footfalls {
+        let (x, y) = f.at;
+        let lands = f.sample as f64 * samples.step_s;
+        let _ = write!(
+            out,
+            r#"<circle class="footfall" cx="{x:.1}" cy="{y:.1}" r="3.5" fill="{}" opacity="{}">"#,
+            f.colour,
+            if animate && lands > 0.0 { "0" } else { "0.6" }
+        );
+        if animate && lands > 0.0 && duration > 0.0 {
+            let _ = write!(
+                out,
+                r#"<animate attributeName="opacity" dur="{duration:.3}s" repeatCount="indefinite" calcMode="discrete" keyTimes="0;{:.4}" values="0;0.6"/>"#,
+                (lands / duration).min(1.0)
+            );
+        }
+        out.push_str("</circle>\n");
+    }
+}
+
 /// How far from a view's centre a figure may reach, mm at [`SCALE`]: sideways in both
 /// views, and up or down in the top view, clear of its label above and the clock below.
 const ROOM_X_MM: f64 = (VIEW_W * 0.48 - 12.0) / SCALE;
@@ -430,7 +517,15 @@ const LEGEND: [(&str, &str); 5] = [
 
 /// The legend, top right: which colour is which side.
 fn legend(out: &mut String) {
-    let mut x = 2.0 * VIEW_W - 12.0 - 88.0 * LEGEND.len() as f64 - 132.0;
+    let mut x = 2.0 * VIEW_W - 12.0 - 88.0 * LEGEND.len() as f64 - 132.0 - 84.0;
+    // The dot marks where a paw came down, in the top view.
+    let _ = writeln!(
+        out,
+        r##"<circle cx="{:.0}" cy="19" r="3.5" fill="#888"/><text x="{:.0}" y="23" font-family="sans-serif" font-size="12" fill="#333">footfall</text>"##,
+        x + 5.0,
+        x + 14.0
+    );
+    x += 84.0;
     // The ring marks a paw meant to carry the robot (drawn where there is a mass model).
     let _ = writeln!(
         out,
@@ -528,12 +623,24 @@ pub fn svg(
     let count = mtn::dense_frame_count(motion);
     let length_s = count.saturating_sub(1) as f64 * DENSE_FRAME_MS as f64 / 1000.0;
     let samples = match (at_s, body) {
-        // A still of the simulation: played up to that moment.
+        // A still of the simulation: played up to that moment, the views fitted to the
+        // path so far, with the footfalls on it.
         (Some(t), Figure::Physics) => {
             let index = ((t * 1000.0 / DENSE_FRAME_MS as f64).round().max(0.0) as u64)
                 .min(count.saturating_sub(1));
+            let stride = 2u64.max((index + 1).div_ceil(MAX_SAMPLES as u64));
+            let mut indices: Vec<u64> = (0..index).step_by(stride as usize).collect();
+            indices.push(index);
+            let mut frames = simulated(motion, profile, &indices)?;
+            let down = simulated_down(&figure, &frames);
+            fit_to_views(&mut frames);
+            let footfalls = footfalls(&figure, &frames, &down);
             Samples {
-                frames: simulated(motion, profile, &[index])?,
+                footfalls: footfalls
+                    .into_iter()
+                    .map(|f| Footfall { sample: 0, ..f })
+                    .collect(),
+                frames: frames.split_off(frames.len().saturating_sub(1)),
                 step_s: DENSE_FRAME_MS as f64 / 1000.0,
                 support: None,
             }
@@ -557,6 +664,7 @@ pub fn svg(
     if let Some(support) = &samples.support {
         support_svg(&mut out, support, duration, at_s.is_none());
     }
+    footfalls_svg(&mut out, &samples, duration, at_s.is_none());
     for view in 0..2 {
         if let Some(support) = &samples.support {
             paws_svg(
@@ -656,6 +764,18 @@ pub fn html(
             .collect();
         format!("[{}]", each.join(","))
     });
+    // Per footfall: the sample it lands at, its top-view point, its colour.
+    let footfalls: Vec<String> = samples
+        .footfalls
+        .iter()
+        .map(|f| {
+            format!(
+                "[{},{:.1},{:.1},\"{}\"]",
+                f.sample, f.at.0, f.at.1, f.colour
+            )
+        })
+        .collect();
+    let footfalls = format!("[{}]", footfalls.join(","));
     let mut frames = String::from("[");
     for (i, f) in samples.frames.iter().enumerate() {
         if i > 0 {
@@ -699,6 +819,8 @@ const frames = {frames};
 const support = {support};
 // The paws meant to carry the robot (side x, y, top x, y each), per frame.
 const paws = {paws};
+// Where each paw came down: the frame it lands at, top x, y, and its colour.
+const footfalls = {footfalls};
 const colours = [{colours}];
 const step = {step};
 const duration = Math.max(step * (frames.length - 1), step);
@@ -723,6 +845,11 @@ function draw(now) {{
     ctx.closePath(); ctx.fill(); ctx.globalAlpha = 1; ctx.stroke();
     ctx.beginPath(); ctx.arc(cx, cy, 5, 0, 2 * Math.PI); ctx.fill(); ctx.restore();
   }}
+  ctx.save(); ctx.globalAlpha = 0.6;
+  for (const [at, x, y, colour] of footfalls) {{
+    if (at <= i) {{ ctx.fillStyle = colour; ctx.beginPath(); ctx.arc(x, y, 3.5, 0, 2 * Math.PI); ctx.fill(); }}
+  }}
+  ctx.restore();
   if (paws.length > i) {{
     ctx.save(); ctx.lineWidth = 2; ctx.strokeStyle = '#222';
     const p = paws[i];

@@ -401,3 +401,62 @@ fn the_contact_plan_has_one_paw_up_at_a_time_while_walking_and_every_paw_steps()
         assert!((0..walk.start).all(|row| (0..4).all(|p| plan.down(row, p))));
     }
 }
+
+/// The footfall dots of `preview FILE -o OUT.svg [extra]`: their top-view points (pixels;
+/// right is forward).
+fn footfalls(bytes: &[u8], extra: &[&str]) -> Vec<(f64, f64)> {
+    let dir = tempfile::tempdir().unwrap();
+    let (mtn, svg) = (dir.path().join("walk.mtn"), dir.path().join("walk.svg"));
+    std::fs::write(&mtn, bytes).unwrap();
+    let mut args = vec![
+        "preview",
+        mtn.to_str().unwrap(),
+        "-o",
+        svg.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    let run = common::run(&args);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let number = |tag: &str, key: &str| -> f64 {
+        let at = tag.find(&format!("{key}=\"")).unwrap() + key.len() + 2;
+        tag[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    text.split("<circle class=\"footfall\"")
+        .skip(1)
+        .map(|tag| (number(tag, "cx"), number(tag, "cy")))
+        .collect()
+}
+
+#[test]
+fn the_preview_marks_the_footfalls_where_the_walk_goes() {
+    let (build, sim, bytes) = built_and_simulated(&walking_bvh(&straight(1.2), FRAME_S), &[]);
+    let steps = build["balance_stage"]["walks"][0]["steps"]
+        .as_u64()
+        .unwrap() as usize;
+    let forward_mm = sim_end(&sim)["x_mm"].as_f64().unwrap();
+    // Simulated: every step lands (and the four paws where the robot starts, and the
+    // four stepping home); some hind paws graze the floor mid-swing and land twice. The
+    // landings reach ahead of the stand by most of the body's travel (the views draw 1.1
+    // px per mm, smaller where the path would not fit).
+    let walked = footfalls(&bytes, &["--physics"]);
+    let n = walked.len();
+    assert!(n >= steps + 4 && n <= 3 * (steps + 8) / 2, "{n} {steps}");
+    let spread = |fs: &[(f64, f64)]| {
+        let xs = fs.iter().map(|f| f.0);
+        xs.clone().fold(f64::MIN, f64::max) - xs.fold(f64::MAX, f64::min)
+    };
+    let stand_px = spread(&walked[..4]);
+    let travelled_px = spread(&walked) - stand_px;
+    assert!(
+        travelled_px > 0.4 * forward_mm,
+        "{travelled_px} px for {forward_mm} mm"
+    );
+    // As the motion sets the joints the figure treads where it stands: its planned
+    // landings (each step's, the stand's and the steps home) stay near the stand's.
+    let planned = footfalls(&bytes, &[]);
+    let n = planned.len();
+    assert!((steps + 4..=steps + 8).contains(&n), "{n} {steps}");
+    let near_the_stand = |f: &(f64, f64)| planned[..4].iter().any(|p| (p.0 - f.0).abs() < 60.0);
+    assert!(planned.iter().all(near_the_stand), "{planned:?}");
+}

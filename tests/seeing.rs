@@ -142,8 +142,17 @@ fn the_preview_animates_at_true_speed_and_a_still_does_not_move() {
     // Every moving line (two views; the backdrop's two and the legend's five are still)
     // animates its 4 ends, the clock's bar its width, the support polygon its points,
     // fill and stroke, the centre of mass its place and fill, and the ring on each paw
-    // in each view its place and whether it shows (meant down).
-    assert_eq!(animates, (lines - 2 - 5) * 4 + 1 + 3 + 3 + 4 * 2 * 3);
+    // in each view its place and whether it shows (meant down); each footfall after the
+    // first frame's shows from when it lands.
+    let landings = svg.matches(r#"class="footfall""#).count();
+    let later = svg
+        .matches(r#"opacity="0"><animate attributeName="opacity""#)
+        .count();
+    assert!(landings >= 4 && later == landings - 4, "{landings} {later}");
+    assert_eq!(
+        animates,
+        (lines - 2 - 5) * 4 + 1 + 3 + 3 + 4 * 2 * 3 + later
+    );
     assert!(svg.contains(">paw meant down</text>"));
     assert!(
         svg.contains(&format!("dur=\"{duration_s:.3}s\"")),

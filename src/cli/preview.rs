@@ -15,7 +15,11 @@ use std::path::PathBuf;
     aibo-motion preview dance.mtn -o dance.svg\n  \
     aibo-motion preview dance.mtn --at 1.5 -o frame.svg\n  \
     aibo-motion preview dance.bvh --profile ERS-7 -o dance.html\n  \
-    aibo-motion preview dance.mtn --physics -o fall.svg")]
+    aibo-motion preview dance.mtn --physics -o fall.svg\n  \
+    aibo-motion preview walk.mtn --physics -o walk.html\n\n\
+    The top view marks each footfall (a dot in the paw's side colour, from the moment it \
+    lands): where the planned contacts set a paw down, or with --physics where the \
+    simulated paw came down on the floor as the body walked.")]
 pub struct Args {
     /// An MTN motion, or motion capture (BVH, ASF/AMC, MRTK) with --profile.
     pub file: PathBuf,
@@ -30,7 +34,7 @@ pub struct Args {
     pub at: Option<f64>,
     /// Draw the simulated robot (as `simulate` plays it: rigid bodies on a floor, falls
     /// and all) instead of the joints as the motion sets them. The top view then shows
-    /// where the body goes, and no support polygon.
+    /// where the body goes and where its paws came down, and no support polygon.
     #[arg(long)]
     pub physics: bool,
     #[command(flatten)]
