@@ -231,6 +231,8 @@ fn a_straight_walk_walks_the_robot_forward_and_it_stays_up() {
     // goes further than the crawl reckons (1.39 of it here): its paws roll and the crawl
     // does not yet correct for it. This bound guards what holds today.
     let share = path["share"].as_f64().unwrap();
+    // The paths run side by side (65 mm apart at most here: the sway and the lag).
+    assert!(path["widest_gap_mm"].as_f64().unwrap() < 100.0, "{path}");
     assert!((0.7..=1.5).contains(&share), "{path}");
     // `export`'s BVH walks too: its root ends where the simulated body does (robot x is
     // BVH Z, y is X), and as far as the crawl reckons within the simulation's 1.4.
@@ -275,6 +277,9 @@ fn a_walk_round_a_circle_walks_the_robot_round() {
     let (_, _, yaw) = exported_end(&bytes, &[]);
     assert!((yaw - heading).abs() < 0.1, "{yaw} {end}");
     assert!(path["end_gap_mm"].as_f64().unwrap() < 100.0, "{path}");
+    // The robot's circle is smaller than the performer's scaled one (its path runs 0.66
+    // as far; 104 mm apart at most here, on a circle of 80 mm radius).
+    assert!(path["widest_gap_mm"].as_f64().unwrap() < 160.0, "{path}");
 }
 
 #[test]
@@ -459,4 +464,53 @@ fn the_preview_marks_the_footfalls_where_the_walk_goes() {
     assert!((steps + 4..=steps + 8).contains(&n), "{n} {steps}");
     let near_the_stand = |f: &(f64, f64)| planned[..4].iter().any(|p| (p.0 - f.0).abs() < 60.0);
     assert!(planned.iter().all(near_the_stand), "{planned:?}");
+}
+
+#[test]
+fn simulate_compares_the_body_path_with_the_take_it_was_built_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let take = dir.path().join("take.bvh");
+    std::fs::write(&take, walking_bvh(&straight(1.2), FRAME_S)).unwrap();
+    let (_, bytes) = built(&take, "ERS-7", &[]);
+    let mtn = dir.path().join("take.mtn");
+    std::fs::write(&mtn, bytes).unwrap();
+    let (mtn, take) = (mtn.to_str().unwrap(), take.to_str().unwrap());
+    let run = common::run(&["simulate", mtn, "--take", take, "--json"]);
+    let sim: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    let beside = &sim["performer_path"];
+    // The performer walks 3.6 leg lengths straight ahead: scaled to the robot's legs.
+    let profile = aibo_motion::robot::profile::Profile::builtin("ERS-7").unwrap();
+    let leg_mm = aibo_motion::stability::gait::Gait::of(&profile)
+        .unwrap()
+        .leg_mm;
+    let performer_mm = beside["performer_mm"].as_f64().unwrap();
+    assert!(
+        (performer_mm / (3.6 * leg_mm) - 1.0).abs() < 0.1,
+        "{beside} {leg_mm}"
+    );
+    assert_eq!(beside["performer_heading_deg"], 0.0, "{beside}");
+    // The body's own figures, as `simulate` reports its path.
+    let end = sim_end(&sim);
+    assert_eq!(
+        beside["robot_heading_deg"],
+        end["heading_deg"].as_f64().unwrap().round()
+    );
+    assert!(
+        (0.7..=1.5).contains(&beside["share"].as_f64().unwrap()),
+        "{beside}"
+    );
+    assert!(
+        beside["widest_gap_mm"].as_f64().unwrap() < 100.0,
+        "{beside}"
+    );
+    // The text says it too; a take that is not motion capture is refused before the
+    // simulation runs.
+    let text = common::stdout(&common::run(&["simulate", mtn, "--take", take]));
+    assert!(
+        text.contains("beside the performer, the body travels"),
+        "{text}"
+    );
+    let wrong = common::run(&["simulate", mtn, "--take", mtn]);
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(common::stderr(&wrong).contains("--take wants motion capture"));
 }

@@ -1,11 +1,19 @@
 //! `aibo-motion simulate`: the motion played on the robot as rigid bodies on a floor.
 
-use super::{json_text, load_motion, print_stdout, Outcome};
+use super::keep::PathFigures;
+use super::{detect, json_text, load_clip, load_motion, print_stdout, Outcome, SourceArgs};
+use aibo_motion::fsio;
+use aibo_motion::retarget::{self, locomotion};
+use aibo_motion::robot::profile::Profile;
+use aibo_motion::source::probe::FileKind;
+use aibo_motion::stability::gait::Gait;
 use aibo_motion::stability::physics::{self, SERVO_TORQUE_NM};
-use anyhow::Result;
+use aibo_motion::stability::walking;
+use anyhow::{anyhow, bail, Context, Result};
+use glam::DVec2;
 use serde_json::json;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Play the motion on a simulated robot (rigid bodies on a flat floor, rapier3d), and
@@ -17,7 +25,8 @@ use std::time::{Duration, Instant};
 /// `check` exits for a finding), 0 when it stays up.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  aibo-motion simulate dance.mtn\n  \
-                        aibo-motion simulate dance.mtn --json\n\n\
+                        aibo-motion simulate dance.mtn --json\n  \
+                        aibo-motion simulate walk.mtn --take walk.bvh\n\n\
                         The servos follow the dense playback at the profile's speeds, with a \
                         torque limit of 5.45 N·m (Webots' AiboErs7 model); --torque changes it.")]
 pub struct Args {
@@ -33,11 +42,23 @@ pub struct Args {
     /// One JSON object on stdout instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The motion capture the motion was built from (BVH, ASF/AMC, MRTK): the body's
+    /// path is compared with the performer's, scaled by leg length (how far each went,
+    /// where each ends and heads, how far apart the paths run).
+    #[arg(long, value_name = "FILE")]
+    pub take: Option<PathBuf>,
+    #[command(flatten)]
+    pub source: SourceArgs,
 }
 
 pub fn run(args: Args) -> Result<Outcome> {
     let motion = load_motion(&args.file)?.motion;
     let profile = super::profile_of(&motion, args.profile.as_deref(), &args.file)?;
+    // The take is read before the robot is simulated: a wrong file fails at once.
+    let performer = match &args.take {
+        Some(take) => Some(performer_path(take, &args.source, &profile)?),
+        None => None,
+    };
     let report = {
         let mut bar = Bar::after_a_second();
         let report =
@@ -45,12 +66,20 @@ pub fn run(args: Args) -> Result<Outcome> {
         bar.done();
         report?
     };
+    let beside = match &performer {
+        Some((points, heading)) => Some(
+            PathFigures::compare(points, *heading, &report.path)
+                .ok_or_else(|| anyhow!("the simulation has no path to compare"))?,
+        ),
+        None => None,
+    };
     if args.json {
         print_stdout(&json_text(&json!({
             "file": args.file.display().to_string(),
             "profile": profile.model,
             "summary": report.summary(),
             "report": report,
+            "performer_path": beside,
         })))?;
     } else {
         let mut t = String::new();
@@ -67,6 +96,9 @@ pub fn run(args: Args) -> Result<Outcome> {
                 "  the body moved {:.0} mm forward, {:.0} mm left, {:.0} mm up, and turned {:.0}° left",
                 last.x_mm, last.y_mm, last.z_mm, last.heading_deg
             );
+        }
+        if let Some(p) = &beside {
+            let _ = writeln!(t, "  beside the performer, {}", p.text());
         }
         let _ = writeln!(t, "{}", report.summary());
         print_stdout(&t)?;
@@ -121,4 +153,44 @@ impl Bar {
             bar.finish_and_clear();
         }
     }
+}
+
+/// The performer's path in `take`, scaled to the robot's legs (mm from where they start,
+/// in their first heading), and the heading they end in (radians turned left).
+fn performer_path(
+    take: &Path,
+    source: &SourceArgs,
+    profile: &Profile,
+) -> Result<(Vec<DVec2>, f64)> {
+    let data = fsio::read_input(take)?;
+    if !matches!(detect(&data, take)?, FileKind::Source(_)) {
+        bail!(
+            "{}: --take wants motion capture (BVH, ASF/AMC, MRTK)",
+            take.display()
+        );
+    }
+    let clip = load_clip(take, &data, source)?;
+    let tracks = retarget::retarget(&clip, profile, &retarget::Options::default())
+        .with_context(|| format!("{}: cannot follow the performer", take.display()))?;
+    let gait = Gait::of(profile)
+        .ok_or_else(|| anyhow!("the {} profile has no legs to walk on", profile.model))?;
+    let velocities = locomotion::velocities(&tracks.performer, tracks.frame_time);
+    if velocities.is_empty() {
+        bail!(
+            "{}: the performer's legs are not in the take",
+            take.display()
+        );
+    }
+    // Every tenth of a second of the take.
+    let row_s = 0.1;
+    let rows = (tracks.frames.saturating_sub(1) as f64 * tracks.frame_time / row_s).ceil();
+    let path = walking::performer_path(
+        &velocities,
+        tracks.frame_time,
+        gait.leg_mm,
+        0..=rows as usize,
+        row_s,
+    );
+    let heading = path.last().map_or(0.0, |p| p.heading);
+    Ok((path.iter().map(|p| p.at).collect(), heading))
 }

@@ -151,13 +151,25 @@ pub struct Walk {
     pub gait: super::gait::Walked,
     /// The performer's travel it follows, s from the performance's first frame.
     pub source_s: (f64, f64),
-    /// Where that travel, scaled by leg length, ends (from where the walk starts), and
-    /// how long its path is, mm.
-    pub goal: super::gait::Place,
-    pub goal_path_mm: f64,
+    /// That travel's path, scaled by leg length, at each of the walk's first rows (from
+    /// where the walk starts): where the crawl is asked to go.
+    pub path: Vec<super::gait::Place>,
 }
 
 impl Walk {
+    /// Where the performer's scaled travel ends, from where the walk starts.
+    pub fn goal(&self) -> super::gait::Place {
+        self.path.last().copied().unwrap_or_default()
+    }
+
+    /// How long the performer's scaled path is, mm.
+    pub fn path_mm(&self) -> f64 {
+        self.path
+            .windows(2)
+            .map(|w| w[0].at.distance(w[1].at))
+            .sum()
+    }
+
     /// The rows the gait moves the legs on.
     pub fn rows(&self) -> std::ops::Range<usize> {
         self.start..self.start + self.gait.legs.len()

@@ -109,29 +109,43 @@ fn walk_for(
     until: Option<usize>,
 ) -> Walk {
     let (start_s, end_s) = span;
-    let first = lead + (start_s / row_s).round() as usize;
-    let last = lead + (end_s / row_s).round() as usize;
-    // The performer's path, scaled to the robot's legs, from where the walk starts.
-    let mut place = Place::default();
-    let path: Vec<Place> = (first..=last)
-        .map(|r| {
-            let t = (r - lead) as f64 * row_s;
-            let frame = ((t / frame_s).round() as usize).min(velocities.len().saturating_sub(1));
-            let v = velocities.get(frame).copied().unwrap_or_default();
-            let here = place;
-            let ahead = DVec2::new(v[0], v[1]) * gait.leg_mm;
-            place.at += DVec2::from_angle(place.heading).rotate(ahead) * row_s;
-            place.heading += v[2] * row_s;
-            here
-        })
-        .collect();
+    let (first, last) = (
+        (start_s / row_s).round() as usize,
+        (end_s / row_s).round() as usize,
+    );
+    let path = performer_path(velocities, frame_s, gait.leg_mm, first..=last, row_s);
+    let first = lead + first;
     Walk {
         start: first,
         gait: gait.walk(&path, row_s, until.map(|u| u.saturating_sub(first))),
         source_s: span,
-        goal: path.last().copied().unwrap_or_default(),
-        goal_path_mm: path.windows(2).map(|w| w[0].at.distance(w[1].at)).sum(),
+        path,
     }
+}
+
+/// The performer's path over the floor, scaled to the robot's legs (`leg_mm` per leg
+/// length), at the rows `rows` (`row_s` apart from the take's first frame), from where
+/// it is at the first: their travel ([`locomotion::velocities`], frames `frame_s`
+/// apart) added up.
+pub fn performer_path(
+    velocities: &[[f64; 3]],
+    frame_s: f64,
+    leg_mm: f64,
+    rows: std::ops::RangeInclusive<usize>,
+    row_s: f64,
+) -> Vec<Place> {
+    let mut place = Place::default();
+    rows.map(|r| {
+        let t = r as f64 * row_s;
+        let frame = ((t / frame_s).round() as usize).min(velocities.len().saturating_sub(1));
+        let v = velocities.get(frame).copied().unwrap_or_default();
+        let here = place;
+        let ahead = DVec2::new(v[0], v[1]) * leg_mm;
+        place.at += DVec2::from_angle(place.heading).rotate(ahead) * row_s;
+        place.heading += v[2] * row_s;
+        here
+    })
+    .collect()
 }
 
 /// Lays `walks` onto `grid`: the crawl's leg angles on its rows, blended with the rows
