@@ -147,12 +147,41 @@ fn build_lists_the_spans_in_its_summary_and_json() {
         "-v",
     ]);
     assert!(run.status.success(), "{}", common::stderr(&run));
-    let text = common::stdout(&run);
-    let line = text
-        .lines()
-        .find(|l| l.contains("the performer travels: walk from"))
-        .unwrap_or_else(|| panic!("{text}"));
+    let line_of = |run: &std::process::Output| {
+        let text = common::stdout(run);
+        text.lines()
+            .find(|l| l.contains("the performer travels: walk from"))
+            .unwrap_or_else(|| panic!("{text}"))
+            .to_string()
+    };
+    let line = line_of(&run);
     assert!(line.contains("3.6 forward"), "{line}");
+    assert!(!line.contains("treads in place"), "{line}");
+    // Where the robot does not walk the travel, the line says why.
+    let build = |path: &[([f64; 3], f64)], extra: &[&str]| {
+        std::fs::write(&input, walking_bvh(path, FRAME_S)).unwrap();
+        let mut args = vec!["build", input.to_str().unwrap(), "--profile", "ERS-7"];
+        args.extend(["-o", out.to_str().unwrap(), "--force", "-v"]);
+        args.extend(extra);
+        line_of(&common::run(&args))
+    };
+    let line = build(&straight(1.2), &["--gait", "off"]);
+    assert!(
+        line.contains("(the robot treads in place: the gait needs"),
+        "{line}"
+    );
+    // Half a leg length, in 1 s: a step, kept as a gesture.
+    let step: Vec<([f64; 3], f64)> = (0..150)
+        .map(|f| {
+            let t = (f as f64 * FRAME_S - 2.0).clamp(0.0, 1.0);
+            ([0.0, 0.0, 0.6 * LEG * t], 0.0)
+        })
+        .collect();
+    let line = build(&step, &[]);
+    assert!(
+        line.contains("(the robot treads in place: less than a leg length"),
+        "{line}"
+    );
 }
 
 /// `build INPUT --profile MODEL -o OUT --json` with `extra` arguments: the build's JSON

@@ -34,6 +34,7 @@ impl From<Legs> for LegMode {
         }
     }
 }
+use aibo_motion::stability::walking;
 use aibo_motion::{fsio, mtn};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -263,6 +264,9 @@ struct Summary {
     likeness: Option<Likeness>,
     /// Where the performer travels (walks, runs, turns); empty from JSON.
     locomotion: Vec<aibo_motion::retarget::locomotion::Span>,
+    /// Whether the build walks where the performer travels (the balance stage and the
+    /// gait on).
+    walking: bool,
     /// Whether it stays on its feet (the static test; none without a mass model).
     balance: Option<aibo_motion::stability::statics::Report>,
     /// What the balance stage did (none with `--balance off` or from JSON).
@@ -367,17 +371,27 @@ impl Summary {
             if !self.held.is_empty() {
                 let _ = writeln!(t, "  held at the posture: {}", self.held.join(", "));
             }
-            let walks = self.stage.as_ref().is_some_and(|s| !s.walks.is_empty());
+            let walks: &[super::keep::Walked] = self.stage.as_ref().map_or(&[], |s| &s.walks);
             for span in &self.locomotion {
+                let walked = walks
+                    .iter()
+                    .any(|w| w.from_s < span.end_s && span.start_s < w.to_s);
+                let why = if walked {
+                    None
+                } else if let Some(gesture) = walking::not_walked(span) {
+                    Some(gesture)
+                } else if !self.walking {
+                    Some("the gait needs the balance stage and --gait on")
+                } else {
+                    Some("its walk was dropped where the simulation found a fall")
+                };
                 let _ = writeln!(
                     t,
                     "  the performer travels: {}{}",
                     span.describe(),
-                    if walks {
-                        ""
-                    } else {
-                        " (the robot treads in place: the gait needs the balance stage and --gait on)"
-                    }
+                    why.map_or(String::new(), |w| format!(
+                        " (the robot treads in place: {w})"
+                    ))
                 );
             }
             self.balance_text(&mut t);
@@ -648,6 +662,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         notes: clip.notes,
         likeness,
         locomotion: built_locomotion,
+        walking: args.balance == OnOff::On && args.gait == OnOff::On,
         balance,
         stage,
     })
@@ -713,6 +728,7 @@ fn build_from_json(input: &Path, output: &Path, data: &[u8]) -> Result<Summary> 
         notes: Vec::new(),
         likeness: None,
         locomotion: Vec::new(),
+        walking: false,
         balance,
         stage: None,
     })

@@ -49,10 +49,7 @@ pub fn plan(
     // home: a performer turning on the spot (a dancer's pirouette) turns faster than a
     // crawl can and gestures as they turn, and a step or two is a gesture; the legs keep
     // gesturing there.
-    let spans: Vec<&Span> = travel
-        .iter()
-        .filter(|s| s.kind != "turn" && s.distance_legs >= MIN_WALK_LEGS)
-        .collect();
+    let spans: Vec<&Span> = travel.iter().filter(|s| not_walked(s).is_none()).collect();
     if spans.is_empty() || !row_s.is_finite() || row_s <= 0.0 {
         return Vec::new();
     }
@@ -146,6 +143,18 @@ pub fn performer_path(
         here
     })
     .collect()
+}
+
+/// Why the robot does not walk the performer's `span` (see [`plan`]); `None` for travel
+/// it walks.
+pub fn not_walked(span: &Span) -> Option<&'static str> {
+    if span.kind == "turn" {
+        Some("a turn on the spot, faster than a crawl turns, is a gesture")
+    } else if span.distance_legs < MIN_WALK_LEGS {
+        Some("less than a leg length, a step or two, is a gesture")
+    } else {
+        None
+    }
 }
 
 /// Lays `walks` onto `grid`: the crawl's leg angles on its rows, blended with the rows
