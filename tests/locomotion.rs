@@ -55,7 +55,7 @@ fn a_straight_walk_is_one_span_ahead_at_its_speed() {
     let spans = spans_of(&walking_bvh(&straight(1.2), FRAME_S), FRAME_S);
     assert_eq!(spans.len(), 1, "{spans:?}");
     let s = &spans[0];
-    assert_eq!(s.kind, "walk");
+    assert_eq!(s.kind, locomotion::Travel::Walk);
     // The window of 0.5 s blurs each end by up to a quarter second.
     assert!(
         (s.start_s - 1.0).abs() <= 0.3 && (s.end_s - 4.0).abs() <= 0.3,

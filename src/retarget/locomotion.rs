@@ -29,14 +29,33 @@ const MERGE_S: f64 = 0.8;
 /// At this speed or faster, a span is a run, leg lengths per second.
 const RUN_LEGS_PER_S: f64 = 2.6;
 
+/// How the performer travels over a span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Travel {
+    Walk,
+    Run,
+    /// Turning on the spot.
+    Turn,
+}
+
+impl std::fmt::Display for Travel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Travel::Walk => "walk",
+            Travel::Run => "run",
+            Travel::Turn => "turn",
+        })
+    }
+}
+
 /// One span of locomotion.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Span {
     /// From and to, s from the take's first frame.
     pub start_s: f64,
     pub end_s: f64,
-    /// `walk`, `run`, or `turn` (turning on the spot).
-    pub kind: &'static str,
+    pub kind: Travel,
     /// How far the root travelled over the floor, leg lengths (the path's length).
     pub distance_legs: f64,
     /// From where it started to where it ended, leg lengths: forward (along the heading at
@@ -134,11 +153,11 @@ pub fn spans(performer: &Performer, frame_s: f64) -> Vec<Span> {
             let speed = distance / seconds;
             let turn_deg = (yaw[b] - yaw[a]).to_degrees();
             let kind = if distance < TRAVEL_LEGS_PER_S * seconds * 0.5 && turn_deg.abs() >= 45.0 {
-                "turn"
+                Travel::Turn
             } else if speed >= RUN_LEGS_PER_S {
-                "run"
+                Travel::Run
             } else {
-                "walk"
+                Travel::Walk
             };
             Span {
                 start_s: a as f64 * frame_s,

@@ -6,7 +6,7 @@
 use super::gait::{Gait, Place};
 use super::plan::Walk;
 use crate::keyframes::{self, Grid};
-use crate::retarget::locomotion::{self, Span};
+use crate::retarget::locomotion::{self, Span, Travel};
 use crate::retarget::Tracks;
 use crate::robot::profile::Profile;
 use glam::DVec2;
@@ -148,7 +148,7 @@ pub fn performer_path(
 /// Why the robot does not walk the performer's `span` (see [`plan`]); `None` for travel
 /// it walks.
 pub fn not_walked(span: &Span) -> Option<&'static str> {
-    if span.kind == "turn" {
+    if span.kind == Travel::Turn {
         Some("a turn on the spot, faster than a crawl turns, is a gesture")
     } else if span.distance_legs < MIN_WALK_LEGS {
         Some("less than a leg length, a step or two, is a gesture")
