@@ -159,7 +159,7 @@ impl Gait {
         // The paws on the floor (body frame, the sway aside), and each swing under way:
         // where it left and where it lands.
         let mut paws = self.stand_paws;
-        let mut swinging: [Option<(DVec3, DVec3, usize)>; 4] = [None; 4];
+        let mut swinging: [Option<Swing>; 4] = [None; 4];
         let mut angles = self.stand_angles;
         let sway_in = (SWAY_IN_S / row_s).round().max(1.0) as usize;
         // The cycle's phase, from −(sway in) as the body sways over before the first step.
@@ -202,38 +202,18 @@ impl Gait {
                     break;
                 }
             }
-            // The fastest the crawl goes: its stride within reach at its quickest cycle,
-            // shared between going and turning as they are asked (it walks any way it
-            // faces, so it need not turn to get somewhere).
-            let stance = 1.0 - SWING_SHARE;
-            let fastest = REACH_MM / (stance * CYCLE_MIN_S);
-            // A paw reaches less far to the side than along the body (J2 turns inward
-            // only 10°): a sideways stride counts as a longer one.
-            let stride = |v: DVec2| DVec2::new(v.x, v.y * REACH_MM / SIDE_REACH_MM).length();
-            // Each paw strides as the body goes and turns over it: the longest stride
-            // sets the pace.
-            let paw_stride = |v: DVec2, turn: f64| {
-                self.stand_paws
-                    .iter()
-                    .map(|p| stride(v + rotate(turn, p.truncate())))
-                    .fold(0.0, f64::max)
-            };
-            let asked_mm = paw_stride(v, turn);
-            let share = (fastest / asked_mm.max(1e-9)).min(1.0);
-            let (linear, turn) = (v * share, turn * share);
-            let demand = paw_stride(linear, turn);
-            let cycle = if demand > 0.0 {
-                (REACH_MM / (demand * stance)).clamp(CYCLE_MIN_S, CYCLE_MAX_S)
-            } else {
-                CYCLE_MAX_S
-            };
+            let Pace {
+                linear,
+                turn,
+                cycle,
+            } = self.pace(v, turn);
             if row < path.len() {
-                let onward_mm = paw_stride(
+                let onward_mm = self.paw_speed(
                     onward.rotate(next.at - target.at) / row_s,
                     wrap(next.heading - target.heading) / row_s,
                 );
                 path_mm += onward_mm;
-                made_mm += onward_mm.min(fastest);
+                made_mm += onward_mm.min(FASTEST_MM_S);
             }
             // The body's move over this row, and the paws on the floor moving back under it.
             let before = phase;
@@ -245,25 +225,29 @@ impl Gait {
                 let swing_now = phase >= 0.0 && at(phase) < SWING_SHARE && sway_out.is_none();
                 let swing_began = swing_now && (before < 0.0 || at(before) >= SWING_SHARE);
                 if swing_began {
+                    // Walking, the paws land a little wider than the stand; home, on it.
                     let home = if asked.is_some() {
                         let side = self.stand_paws[i].y.signum();
                         self.stand_paws[i] + DVec3::Y * side * WIDEN_MM
                     } else {
                         self.stand_paws[i]
                     };
-                    let reach = (linear + rotate(turn, home.truncate())) * (stance * cycle / 2.0);
-                    let land = home + reach.extend(0.0);
-                    swinging[i] = Some((paws[i], land, row));
+                    let reach = (linear + rotate(turn, home.truncate())) * (STANCE * cycle / 2.0);
+                    swinging[i] = Some(Swing {
+                        from: paws[i],
+                        land: home + reach.extend(0.0),
+                        row,
+                    });
                     if asked.is_none() {
                         stepped_home[i] = true;
                     }
                 }
                 match swinging[i] {
-                    Some((_, land, start)) if !swing_now => {
-                        paws[i] = land;
+                    Some(swing) if !swing_now => {
+                        paws[i] = swing.land;
                         out.steps.push(Lift {
                             paw: i,
-                            start,
+                            start: swing.row,
                             end: row,
                         });
                         swinging[i] = None;
@@ -286,39 +270,8 @@ impl Gait {
             } else {
                 1.0
             };
-            let ease = smooth(ease.clamp(0.0, 1.0));
-            // Sway in the phase the body reaches at the next lift, as it must be there first.
-            let shown = phase.max(0.0);
-            let body = DVec2::new(
-                SURGE_MM * (std::f64::consts::TAU * 2.0 * (shown - 0.1)).cos(),
-                -SWAY_MM * (std::f64::consts::TAU * (shown + 0.125)).sin(),
-            ) * ease;
-            for i in 0..4 {
-                let mut target = paws[i];
-                if let Some((from, land, _)) = swinging[i] {
-                    let s = ((phase - SWING_AT[i]).rem_euclid(1.0) / SWING_SHARE).clamp(0.0, 1.0);
-                    target = from.lerp(land, smooth(s));
-                    target.z = self.stand_paws[i].z + LIFT_MM * (std::f64::consts::PI * s).sin();
-                }
-                target -= body.extend(0.0);
-                // Out of reach (an inward paw past J2's limit), the nearest reachable
-                // point toward the paw's place in the stand.
-                let home = self.stand_paws[i];
-                let reached = [0.0, 0.25, 0.5, 0.75, 1.0]
-                    .into_iter()
-                    .find_map(|k| self.legs[i].reach(target.lerp(home, k), angles[i]));
-                if let Some(a) = reached {
-                    // A paw on the floor rolls as its leg turns: its centre must move by
-                    // the roll as well for the rubber to stay on its spot (and the body
-                    // to go as far as planned, not further).
-                    if swinging[i].is_none() {
-                        let leg = &self.legs[i];
-                        let (was, now) = (leg.paw_turn(angles[i]), leg.paw_turn(a));
-                        paws[i] += rolled(was, now, self.paw_radius).extend(0.0);
-                    }
-                    angles[i] = a;
-                }
-            }
+            let body = sway(phase.max(0.0)) * smooth(ease.clamp(0.0, 1.0));
+            self.pose_legs(&mut paws, &swinging, phase, body, &mut angles);
             out.legs.push(angles);
             row += 1;
             // A walk that never settles still ends: a hostile or endless input.
@@ -335,6 +288,108 @@ impl Gait {
         };
         out
     }
+}
+
+/// A paw in the air: where it left (body frame, mm), where it lands, and the row it
+/// lifted.
+#[derive(Debug, Clone, Copy)]
+struct Swing {
+    from: DVec3,
+    land: DVec3,
+    row: usize,
+}
+
+/// The share of the cycle each paw carries weight.
+const STANCE: f64 = 1.0 - SWING_SHARE;
+
+/// The fastest the crawl goes, mm/s: its stride within reach at its quickest cycle.
+const FASTEST_MM_S: f64 = REACH_MM / (STANCE * CYCLE_MIN_S);
+
+/// How the crawl goes over one row: the body's velocity (mm/s, its own frame), its turn
+/// (rad/s), and the cycle that strides them out (s).
+struct Pace {
+    linear: DVec2,
+    turn: f64,
+    cycle: f64,
+}
+
+impl Gait {
+    /// How fast the fastest paw strides over the floor (mm/s, a sideways stride counted
+    /// longer: a paw reaches less far to the side, as J2 turns inward only 10°) while the
+    /// body goes `v` and turns `turn` over it.
+    fn paw_speed(&self, v: DVec2, turn: f64) -> f64 {
+        let stride = |v: DVec2| DVec2::new(v.x, v.y * REACH_MM / SIDE_REACH_MM).length();
+        self.stand_paws
+            .iter()
+            .map(|p| stride(v + rotate(turn, p.truncate())))
+            .fold(0.0, f64::max)
+    }
+
+    /// What the crawl makes of going `v` and turning `turn`: both slowed alike to its
+    /// fastest (it walks any way it faces, so it need not turn to get somewhere), at the
+    /// cycle whose stride carries them.
+    fn pace(&self, v: DVec2, turn: f64) -> Pace {
+        let share = (FASTEST_MM_S / self.paw_speed(v, turn).max(1e-9)).min(1.0);
+        let (linear, turn) = (v * share, turn * share);
+        let demand = self.paw_speed(linear, turn);
+        let cycle = if demand > 0.0 {
+            (REACH_MM / (demand * STANCE)).clamp(CYCLE_MIN_S, CYCLE_MAX_S)
+        } else {
+            CYCLE_MAX_S
+        };
+        Pace {
+            linear,
+            turn,
+            cycle,
+        }
+    }
+
+    /// Each leg's angles for its paw: a planted one where it is, a swinging one along its
+    /// arc at `phase`, all less the body's sway `body`. A target out of reach (an inward
+    /// paw past J2's limit) gives way toward the paw's place in the stand; a planted
+    /// paw's centre moves by its roll as its leg turns.
+    fn pose_legs(
+        &self,
+        paws: &mut [DVec3; 4],
+        swinging: &[Option<Swing>; 4],
+        phase: f64,
+        body: DVec2,
+        angles: &mut [[f64; 3]; 4],
+    ) {
+        for i in 0..4 {
+            let mut target = paws[i];
+            if let Some(swing) = swinging[i] {
+                let s = ((phase - SWING_AT[i]).rem_euclid(1.0) / SWING_SHARE).clamp(0.0, 1.0);
+                target = swing.from.lerp(swing.land, smooth(s));
+                target.z = self.stand_paws[i].z + LIFT_MM * (std::f64::consts::PI * s).sin();
+            }
+            target -= body.extend(0.0);
+            let home = self.stand_paws[i];
+            let reached = [0.0, 0.25, 0.5, 0.75, 1.0]
+                .into_iter()
+                .find_map(|k| self.legs[i].reach(target.lerp(home, k), angles[i]));
+            if let Some(a) = reached {
+                // The rubber stays on its spot, and the body goes as far as planned (not
+                // further), only if the centre moves by the roll.
+                if swinging[i].is_none() {
+                    let leg = &self.legs[i];
+                    let (was, now) = (leg.paw_turn(angles[i]), leg.paw_turn(a));
+                    paws[i] += rolled(was, now, self.paw_radius).extend(0.0);
+                }
+                angles[i] = a;
+            }
+        }
+    }
+}
+
+/// Where the body sways at `phase` of the cycle (mm, its own frame): over the three
+/// paws that stay down at the next lift, as it must be there first (away from the side
+/// that steps, forward for a hind step and back for a front one).
+fn sway(phase: f64) -> DVec2 {
+    DVec2::new(
+        SURGE_MM * (std::f64::consts::TAU * 2.0 * (phase - 0.1)).cos(),
+        -SWAY_MM * (std::f64::consts::TAU * (phase + 0.125)).sin(),
+    )
 }
 
 /// `p` turned by a rate `turn` (rad/s) as a velocity: `turn` × `p` about the vertical.
