@@ -406,3 +406,44 @@ fn wrap(a: f64) -> f64 {
 fn smooth(s: f64) -> f64 {
     s * s * (3.0 - 2.0 * s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_body_has_swayed_away_from_each_paw_as_it_lifts() {
+        // lf, rf, lh, rh: left is +y, front is +x. (Through a front paw's swing the
+        // sideways sway already heads back: a sine over the cycle. Holding it to the
+        // side until the paw lands, and crossing over in a pause on four paws, made the
+        // simulated walks fall: tried and left.)
+        let side = [1.0, -1.0, 1.0, -1.0];
+        let end = [1.0, 1.0, -1.0, -1.0];
+        for i in 0..4 {
+            let body = sway(SWING_AT[i]);
+            assert!(body.y * side[i] <= -0.6 * SWAY_MM, "paw {i}: {body}");
+            let body = sway(SWING_AT[i] + SWING_SHARE / 2.0);
+            assert!(body.x * end[i] < 0.0, "paw {i}: {body}");
+        }
+    }
+
+    #[test]
+    fn the_pace_slows_going_and_turning_alike_to_the_fastest_crawl() {
+        let gait = Gait::of(&Profile::builtin("ERS-7").unwrap()).unwrap();
+        // Slow enough: as asked, at a cycle within its bounds.
+        let slow = gait.pace(DVec2::new(20.0, 0.0), 0.0);
+        assert_eq!((slow.linear, slow.turn), (DVec2::new(20.0, 0.0), 0.0));
+        assert!((CYCLE_MIN_S..=CYCLE_MAX_S).contains(&slow.cycle));
+        // Twice too fast, going and turning: both halved or more, the fastest paw at
+        // the crawl's top speed, at its quickest cycle.
+        let asked = (DVec2::new(200.0, 50.0), 0.8);
+        let fast = gait.pace(asked.0, asked.1);
+        let share = fast.turn / asked.1;
+        assert!(share < 0.5 && fast.linear.distance(asked.0 * share) < 1e-9);
+        let paw = gait.paw_speed(fast.linear, fast.turn);
+        assert!((paw - FASTEST_MM_S).abs() < 1e-9, "{paw}");
+        assert!((fast.cycle - CYCLE_MIN_S).abs() < 1e-9, "{}", fast.cycle);
+        // Standing still: the slowest cycle.
+        assert_eq!(gait.pace(DVec2::ZERO, 0.0).cycle, CYCLE_MAX_S);
+    }
+}
