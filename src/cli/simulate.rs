@@ -112,20 +112,20 @@ pub fn run(args: Args) -> Result<Outcome> {
 
 /// A progress bar on stderr for a simulation that has taken more than a second (hidden,
 /// as indicatif hides it, when stderr is no terminal).
-struct Bar {
+pub(super) struct Bar {
     started: Instant,
     bar: Option<indicatif::ProgressBar>,
 }
 
 impl Bar {
-    fn after_a_second() -> Bar {
+    pub(super) fn after_a_second() -> Bar {
         Bar {
             started: Instant::now(),
             bar: None,
         }
     }
 
-    fn show(&mut self, progress: physics::Progress) {
+    pub(super) fn show(&mut self, progress: physics::Progress) {
         let physics::Progress::Simulated { done_ms, total_ms } = progress else {
             return;
         };
@@ -148,7 +148,7 @@ impl Bar {
         ));
     }
 
-    fn done(self) {
+    pub(super) fn done(self) {
         if let Some(bar) = self.bar {
             bar.finish_and_clear();
         }
