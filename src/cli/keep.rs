@@ -2,9 +2,9 @@
 //! and held down, how far it moved the weight, what the proof found, and how much the
 //! motion still looks like the performer.
 
+use super::paths::PathFigures;
 use aibo_motion::likeness::Likeness;
 use aibo_motion::pipeline::{Kept, PROOF_TORQUE};
-use aibo_motion::stability::physics;
 use aibo_motion::stability::plan::{is_front, PAWS};
 use glam::DVec2;
 use serde_json::json;
@@ -48,112 +48,22 @@ pub struct Stage {
     pub path: Option<PathFigures>,
 }
 
-/// The simulated body's travel beside the performer's (scaled by leg length, walks
-/// only): how far each went, where each ended, and how far apart the paths run.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct PathFigures {
-    pub performer_mm: f64,
-    pub robot_mm: f64,
-    /// The robot's distance as a share of the performer's.
-    pub share: f64,
-    pub performer_heading_deg: f64,
-    pub robot_heading_deg: f64,
-    /// How far apart the two ends are, mm.
-    pub end_gap_mm: f64,
-    /// The largest distance from a point of either path to the other path, mm (the
-    /// robot's path through its two-second means; whenever each gets there).
-    pub widest_gap_mm: f64,
-}
-
-impl PathFigures {
-    fn of(kept: &Kept) -> Option<PathFigures> {
-        if kept.plan.walks.is_empty() {
-            return None;
-        }
-        // The performer's scaled path, walk after walk, each from where the last ended.
-        let (mut at, mut heading) = (DVec2::ZERO, 0.0f64);
-        let mut performer = vec![at];
-        for w in &kept.plan.walks {
-            let turned = DVec2::from_angle(heading);
-            performer.extend(w.path.iter().map(|p| at + turned.rotate(p.at)));
-            at += turned.rotate(w.goal().at);
-            heading += w.goal().heading;
-        }
-        PathFigures::compare(&performer, heading, &kept.physics.path)
+/// The simulated body's path beside the performer's, scaled by leg length, over the
+/// walks only (each walk's path from where the last ended).
+fn path_figures(kept: &Kept) -> Option<PathFigures> {
+    if kept.plan.walks.is_empty() {
+        return None;
     }
-
-    /// The simulated body's `path` beside the performer's (`performer`, mm from where
-    /// the robot starts, in its first heading; ending `heading` radians turned left).
-    pub fn compare(
-        performer: &[DVec2],
-        heading: f64,
-        path: &[physics::PathPoint],
-    ) -> Option<PathFigures> {
-        let end = path.last()?;
-        let &performer_end = performer.last()?;
-        // The body sways over its paws at every step: its path is measured through the
-        // mean of where it is over two seconds (more than a cycle), every half second.
-        let mean_at = |t: u64| {
-            let near: Vec<DVec2> = path
-                .iter()
-                .filter(|p| p.t_ms.abs_diff(t) <= 1000)
-                .map(|p| DVec2::new(p.x_mm, p.y_mm))
-                .collect();
-            near.iter().sum::<DVec2>() / near.len().max(1) as f64
-        };
-        let robot: Vec<DVec2> = (0..=end.t_ms / 500).map(|k| mean_at(k * 500)).collect();
-        let length = |line: &[DVec2]| -> f64 { line.windows(2).map(|w| w[0].distance(w[1])).sum() };
-        let (performer_mm, robot_mm) = (length(performer), length(&robot));
-        let widest_gap_mm = robot
-            .iter()
-            .map(|&p| off_path(p, performer))
-            .chain(performer.iter().map(|&p| off_path(p, &robot)))
-            .fold(0.0, f64::max);
-        Some(PathFigures {
-            performer_mm: performer_mm.round(),
-            robot_mm: robot_mm.round(),
-            share: (robot_mm / performer_mm.max(1e-9) * 100.0).round() / 100.0,
-            performer_heading_deg: heading.to_degrees().round(),
-            robot_heading_deg: end.heading_deg.round(),
-            end_gap_mm: (DVec2::new(end.x_mm, end.y_mm) - performer_end)
-                .length()
-                .round(),
-            widest_gap_mm: widest_gap_mm.round(),
-        })
+    // The performer's scaled path, walk after walk, each from where the last ended.
+    let (mut at, mut heading) = (DVec2::ZERO, 0.0f64);
+    let mut performer = vec![at];
+    for w in &kept.plan.walks {
+        let turned = DVec2::from_angle(heading);
+        performer.extend(w.path.iter().map(|p| at + turned.rotate(p.at)));
+        at += turned.rotate(w.goal().at);
+        heading += w.goal().heading;
     }
-
-    /// One line for people.
-    pub fn text(&self) -> String {
-        format!(
-            "the body travels {:.0} mm, {:.0}% of the performer's {:.0} mm scaled to its legs; \
-             it ends heading {:.0}° (the performer {:.0}°), {:.0} mm from the performer's scaled end; \
-             the paths are at most {:.0} mm apart",
-            self.robot_mm,
-            self.share * 100.0,
-            self.performer_mm,
-            self.robot_heading_deg,
-            self.performer_heading_deg,
-            self.end_gap_mm,
-            self.widest_gap_mm
-        )
-    }
-}
-
-/// How far `p` is from the nearest point of the polyline `path`.
-fn off_path(p: DVec2, path: &[DVec2]) -> f64 {
-    let to_segment = |a: DVec2, b: DVec2| {
-        let ab = b - a;
-        let along = ((p - a).dot(ab) / ab.length_squared().max(1e-12)).clamp(0.0, 1.0);
-        p.distance(a + ab * along)
-    };
-    match path {
-        [] => f64::INFINITY,
-        [only] => p.distance(*only),
-        _ => path
-            .windows(2)
-            .map(|w| to_segment(w[0], w[1]))
-            .fold(f64::INFINITY, f64::min),
-    }
+    PathFigures::compare(&performer, heading, &kept.physics.path)
 }
 
 /// One walk, as the build reports it.
@@ -216,7 +126,7 @@ impl Stage {
                     speed_share: (w.gait.slowed * 100.0).round() / 100.0,
                 })
                 .collect(),
-            path: PathFigures::of(kept),
+            path: path_figures(kept),
         }
     }
 
@@ -332,23 +242,4 @@ impl Stage {
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn off_path_is_the_distance_to_the_nearest_segment() {
-        let path = [
-            DVec2::ZERO,
-            DVec2::new(100.0, 0.0),
-            DVec2::new(100.0, 100.0),
-        ];
-        assert_eq!(off_path(DVec2::new(50.0, 30.0), &path), 30.0);
-        assert_eq!(off_path(DVec2::new(130.0, 50.0), &path), 30.0);
-        assert_eq!(off_path(DVec2::new(-30.0, -40.0), &path), 50.0);
-        assert_eq!(off_path(DVec2::new(3.0, 4.0), &path[..1]), 5.0);
-        assert_eq!(off_path(DVec2::ZERO, &[]), f64::INFINITY);
-    }
 }

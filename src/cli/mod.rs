@@ -10,6 +10,7 @@ mod gate;
 mod info;
 mod keep;
 mod oda;
+mod paths;
 mod play;
 mod plot;
 mod preview;

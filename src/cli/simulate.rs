@@ -1,6 +1,6 @@
 //! `aibo-motion simulate`: the motion played on the robot as rigid bodies on a floor.
 
-use super::keep::PathFigures;
+use super::paths::PathFigures;
 use super::{detect, json_text, load_clip, load_motion, print_stdout, Outcome, SourceArgs};
 use aibo_motion::fsio;
 use aibo_motion::retarget::{self, locomotion};
