@@ -539,6 +539,14 @@ fn simulate_compares_the_body_path_with_the_take_it_was_built_from() {
         text.contains("beside the performer, the body travels"),
         "{text}"
     );
+    // Beside a performer who stays where they are, there is no share to give.
+    let still = dir.path().join("still.bvh");
+    std::fs::write(&still, walking_bvh(&straight(0.0), FRAME_S)).unwrap();
+    let run = common::run(&["simulate", mtn, "--take", still.to_str().unwrap(), "--json"]);
+    let sim: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    let beside = &sim["performer_path"];
+    assert!(beside["performer_mm"].as_f64().unwrap() < 1.0, "{beside}");
+    assert!(beside["share"].is_null(), "{beside}");
     let wrong = common::run(&["simulate", mtn, "--take", mtn]);
     assert_eq!(wrong.status.code(), Some(2));
     assert!(common::stderr(&wrong).contains("--take wants motion capture"));

@@ -11,8 +11,9 @@ use glam::DVec2;
 pub struct PathFigures {
     pub performer_mm: f64,
     pub robot_mm: f64,
-    /// The robot's distance as a share of the performer's.
-    pub share: f64,
+    /// The robot's distance as a share of the performer's (none where the performer
+    /// does not travel: less than a millimetre scaled).
+    pub share: Option<f64>,
     pub performer_heading_deg: f64,
     pub robot_heading_deg: f64,
     /// How far apart the two ends are, mm.
@@ -43,7 +44,10 @@ impl PathFigures {
             near.iter().sum::<DVec2>() / near.len().max(1) as f64
         };
         let robot: Vec<DVec2> = (0..=end.t_ms / 500).map(|k| mean_at(k * 500)).collect();
-        let length = |line: &[DVec2]| -> f64 { line.windows(2).map(|w| w[0].distance(w[1])).sum() };
+        // (+ 0.0: an empty sum is −0.0, which would print as "-0".)
+        let length = |line: &[DVec2]| -> f64 {
+            line.windows(2).map(|w| w[0].distance(w[1])).sum::<f64>() + 0.0
+        };
         let (performer_mm, robot_mm) = (length(performer), length(&robot));
         let widest_gap_mm = robot
             .iter()
@@ -53,7 +57,7 @@ impl PathFigures {
         Some(PathFigures {
             performer_mm: performer_mm.round(),
             robot_mm: robot_mm.round(),
-            share: (robot_mm / performer_mm.max(1e-9) * 100.0).round() / 100.0,
+            share: (performer_mm >= 1.0).then(|| (robot_mm / performer_mm * 100.0).round() / 100.0),
             performer_heading_deg: heading.to_degrees().round(),
             robot_heading_deg: end.heading_deg.round(),
             end_gap_mm: (DVec2::new(end.x_mm, end.y_mm) - performer_end)
@@ -65,12 +69,14 @@ impl PathFigures {
 
     /// One line for people.
     pub fn text(&self) -> String {
+        let share = self
+            .share
+            .map_or_else(String::new, |s| format!("{:.0}% of ", s * 100.0));
         format!(
-            "the body travels {:.0} mm, {:.0}% of the performer's {:.0} mm scaled to its legs; \
+            "the body travels {:.0} mm, {share}the performer's {:.0} mm scaled to its legs; \
              it ends heading {:.0}° (the performer {:.0}°), {:.0} mm from the performer's scaled end; \
              the paths are at most {:.0} mm apart",
             self.robot_mm,
-            self.share * 100.0,
             self.performer_mm,
             self.robot_heading_deg,
             self.performer_heading_deg,

@@ -170,6 +170,9 @@ fn performer_path(
         );
     }
     let clip = load_clip(take, &data, source)?;
+    if clip.frames == 0 {
+        bail!("{}: the take holds no frames", take.display());
+    }
     let tracks = retarget::retarget(&clip, profile, &retarget::Options::default())
         .with_context(|| format!("{}: cannot follow the performer", take.display()))?;
     let gait = Gait::of(profile)
