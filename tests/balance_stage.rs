@@ -405,10 +405,17 @@ fn preview_rings_the_paws_meant_down_and_lays_the_support_under_them() {
     ]);
     assert!(out.status.success(), "{}", common::stderr(&out));
     let svg = std::fs::read_to_string(&svg_file).unwrap();
-    // Rings: four paws in two views (the legend's has no opacity); three of each shown.
+    // Rings: four paws in two views (the legend's has no opacity, the footfalls' dots
+    // are their own class); three of each shown.
+    let tag = |e: &str| e.split('>').next().unwrap().to_string();
     let paw_rings: String = svg
         .split("<circle")
-        .filter(|e| e.split('>').next().unwrap().contains("opacity="))
+        .filter(|e| tag(e).contains("opacity=") && !tag(e).contains("class=\"footfall\""))
+        .map(|e| format!("<circle{e}"))
+        .collect();
+    let footfalls: String = svg
+        .split("<circle")
+        .filter(|e| tag(e).contains("class=\"footfall\""))
         .map(|e| format!("<circle{e}"))
         .collect();
     let rings: Vec<(f64, f64, String)> = attributes(&paw_rings, "<circle", "cx")
@@ -419,6 +426,20 @@ fn preview_rings_the_paws_meant_down_and_lays_the_support_under_them() {
         .collect();
     let shown: Vec<&(f64, f64, String)> = rings.iter().filter(|r| r.2 == "1").collect();
     assert_eq!((rings.len(), shown.len()), (8, 6), "{rings:?}");
+    // A still's footfalls are the paws down in it: one dot under each shown ring of the
+    // top view.
+    let dots: Vec<(f64, f64)> = attributes(&footfalls, "<circle", "cx")
+        .iter()
+        .zip(attributes(&footfalls, "<circle", "cy"))
+        .map(|(x, y)| (x.parse().unwrap(), y.parse().unwrap()))
+        .collect();
+    assert_eq!(dots.len(), 3, "{dots:?}");
+    for (x, y) in &dots {
+        assert!(
+            shown.iter().any(|r| (r.0 - x).hypot(r.1 - y) < 0.5),
+            "{dots:?} {shown:?}"
+        );
+    }
     // The support polygon's corners lie under the shown rings of the top view.
     let polygon = attributes(&svg, "<polygon", "points");
     let corners: Vec<(f64, f64)> = polygon[0]
