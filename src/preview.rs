@@ -22,6 +22,10 @@ const HEADER: f64 = 36.0;
 /// Pixels per millimetre.
 const SCALE: f64 = 1.1;
 
+/// The legs' colours, by side: their lines and their footfalls.
+const LEFT_LEGS: &str = "#1f77b4";
+const RIGHT_LEGS: &str = "#d62728";
+
 /// The figure's lines, as pairs of bone indices, and the colour of each.
 /// Why a motion cannot be previewed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -63,8 +67,8 @@ impl StickFigure {
                 continue; // joints that share a point (pan over tilt, J2 over J1)
             }
             let colour = match b.name.get(..2) {
-                Some("lf" | "lh") => "#1f77b4",
-                Some("rf" | "rh") => "#d62728",
+                Some("lf" | "lh") => LEFT_LEGS,
+                Some("rf" | "rh") => RIGHT_LEGS,
                 Some("ta") => "#8c564b",
                 _ => "#2ca02c",
             };
@@ -140,9 +144,9 @@ fn footfalls(figure: &StickFigure, frames: &[Vec<DVec3>], down: &[Vec<bool>]) ->
                     sample: i,
                     at: project(f[bone], 1),
                     colour: if name.starts_with('l') {
-                        "#1f77b4"
+                        LEFT_LEGS
                     } else {
-                        "#d62728"
+                        RIGHT_LEGS
                     },
                 });
             }
@@ -508,8 +512,8 @@ fn frame_of(motion: &Motion, at_s: f64) -> Motion {
 
 /// The colours of the figure's parts, as the legend names them.
 const LEGEND: [(&str, &str); 5] = [
-    ("#1f77b4", "left legs"),
-    ("#d62728", "right legs"),
+    (LEFT_LEGS, "left legs"),
+    (RIGHT_LEGS, "right legs"),
     ("#2ca02c", "head"),
     ("#8c564b", "tail"),
     ("#444444", "body"),
