@@ -136,17 +136,7 @@ fn build_lists_the_spans_in_its_summary_and_json() {
     assert_eq!(spans.len(), 1, "{json}");
     assert_eq!(spans[0]["kind"], "walk");
     assert!((spans[0]["forward_legs"].as_f64().unwrap() - 3.6).abs() <= 0.15);
-    let run = common::run(&[
-        "build",
-        input.to_str().unwrap(),
-        "--profile",
-        "ERS-7",
-        "-o",
-        out.to_str().unwrap(),
-        "--force",
-        "-v",
-    ]);
-    assert!(run.status.success(), "{}", common::stderr(&run));
+    let run = common::build_file(&input, "ERS-7", &["--force"], &out);
     let line_of = |run: &std::process::Output| {
         let text = common::stdout(run);
         text.lines()
@@ -160,10 +150,8 @@ fn build_lists_the_spans_in_its_summary_and_json() {
     // Where the robot does not walk the travel, the line says why.
     let build = |path: &[([f64; 3], f64)], extra: &[&str]| {
         std::fs::write(&input, walking_bvh(path, FRAME_S)).unwrap();
-        let mut args = vec!["build", input.to_str().unwrap(), "--profile", "ERS-7"];
-        args.extend(["-o", out.to_str().unwrap(), "--force", "-v"]);
-        args.extend(extra);
-        line_of(&common::run(&args))
+        let extra: Vec<&str> = ["--force"].iter().chain(extra).copied().collect();
+        line_of(&common::build_file(&input, "ERS-7", &extra, &out))
     };
     let line = build(&straight(1.2), &["--gait", "off"]);
     assert!(
