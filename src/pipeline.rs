@@ -271,8 +271,13 @@ pub fn planned(
         let row_s = grid.step_s();
         plan.walks = walking::plan(travel, tracks, profile, row_s, plan.padding.lead);
         let blend = walking::blend_rows(row_s);
-        for w in plan.walks.clone() {
-            plan.hold(w.start.saturating_sub(blend), w.rows().end + blend);
+        let held: Vec<(usize, usize)> = plan
+            .walks
+            .iter()
+            .map(|w| (w.start.saturating_sub(blend), w.rows().end + blend))
+            .collect();
+        for (from, to) in held {
+            plan.hold(from, to);
         }
         // A walk still under way at the performance's end finishes after it: its steps
         // home and its sway back play while the performer's last pose is held.

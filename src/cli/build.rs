@@ -7,6 +7,7 @@ use aibo_motion::likeness::{Figure, Likeness};
 use aibo_motion::pipeline::{self, BuildOptions, Kept};
 use aibo_motion::retarget::{self, LegMode};
 use aibo_motion::robot::profile::{load_mappings, Profile};
+use aibo_motion::stability::walking;
 
 /// How the legs follow the limbs: [`LegMode`] on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -34,7 +35,6 @@ impl From<Legs> for LegMode {
         }
     }
 }
-use aibo_motion::stability::walking;
 use aibo_motion::{fsio, mtn};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
