@@ -35,13 +35,13 @@ impl PathFigures {
         let &performer_end = performer.last()?;
         // The body sways over its paws at every step: its path is measured through the
         // mean of where it is over two seconds (more than a cycle), every half second.
+        // (The path is in time order: each mean reads only its own two seconds.)
         let mean_at = |t: u64| {
-            let near: Vec<DVec2> = path
-                .iter()
-                .filter(|p| p.t_ms.abs_diff(t) <= 1000)
-                .map(|p| DVec2::new(p.x_mm, p.y_mm))
-                .collect();
-            near.iter().sum::<DVec2>() / near.len().max(1) as f64
+            let from = path.partition_point(|p| p.t_ms + 1000 < t);
+            let to = path.partition_point(|p| p.t_ms <= t + 1000);
+            let near = &path[from..to.max(from)];
+            let sum: DVec2 = near.iter().map(|p| DVec2::new(p.x_mm, p.y_mm)).sum();
+            sum / near.len().max(1) as f64
         };
         let robot: Vec<DVec2> = (0..=end.t_ms / 500).map(|k| mean_at(k * 500)).collect();
         // (+ 0.0: an empty sum is −0.0, which would print as "-0".)
@@ -49,10 +49,13 @@ impl PathFigures {
             line.windows(2).map(|w| w[0].distance(w[1])).sum::<f64>() + 0.0
         };
         let (performer_mm, robot_mm) = (length(performer), length(&robot));
+        // Every point of one path against every segment of the other: the performer's
+        // path (a point a row) thinned to a point every 10 mm keeps an hour's walk cheap.
+        let thinned = thinned(performer, 10.0);
         let widest_gap_mm = robot
             .iter()
-            .map(|&p| off_path(p, performer))
-            .chain(performer.iter().map(|&p| off_path(p, &robot)))
+            .map(|&p| off_path(p, &thinned))
+            .chain(thinned.iter().map(|&p| off_path(p, &robot)))
             .fold(0.0, f64::max);
         Some(PathFigures {
             performer_mm: performer_mm.round(),
@@ -84,6 +87,22 @@ impl PathFigures {
             self.widest_gap_mm
         )
     }
+}
+
+/// The points of `path` at least `mm` from the last one kept, and its end.
+fn thinned(path: &[DVec2], mm: f64) -> Vec<DVec2> {
+    let mut kept: Vec<DVec2> = Vec::new();
+    for &p in path {
+        if kept.last().is_none_or(|k| k.distance(p) >= mm) {
+            kept.push(p);
+        }
+    }
+    if let (Some(&end), Some(last)) = (path.last(), kept.last_mut()) {
+        if *last != end {
+            kept.push(end);
+        }
+    }
+    kept
 }
 
 /// How far `p` is from the nearest point of the polyline `path`.
@@ -119,5 +138,16 @@ mod tests {
         assert_eq!(off_path(DVec2::new(-30.0, -40.0), &path), 50.0);
         assert_eq!(off_path(DVec2::new(3.0, 4.0), &path[..1]), 5.0);
         assert_eq!(off_path(DVec2::ZERO, &[]), f64::INFINITY);
+    }
+
+    #[test]
+    fn a_thinned_path_keeps_its_ends_and_a_point_every_so_often() {
+        let path: Vec<DVec2> = (0..=100).map(|k| DVec2::new(k as f64, 0.0)).collect();
+        let kept = thinned(&path, 10.0);
+        assert_eq!(kept.len(), 11);
+        assert_eq!((kept[0], kept[10]), (path[0], path[100]));
+        let ragged = thinned(&path[..96], 10.0);
+        assert_eq!(ragged.last(), Some(&path[95]));
+        assert!(thinned(&[], 10.0).is_empty());
     }
 }
