@@ -258,7 +258,7 @@ impl Leg {
 }
 
 /// An angle in (−π, π].
-fn wrap(a: f64) -> f64 {
+pub fn wrap(a: f64) -> f64 {
     let turn = std::f64::consts::TAU;
     let w = a.rem_euclid(turn);
     if w > std::f64::consts::PI {

@@ -20,7 +20,7 @@ use glam::{DVec2, DVec3};
 
 use super::plan::Lift;
 use super::slip::rolled;
-use crate::robot::legs::{Leg, LegId};
+use crate::robot::legs::{wrap, Leg, LegId};
 use crate::robot::profile::Profile;
 
 /// The share of the cycle each paw swings (the other 0.8 it carries weight).
@@ -397,13 +397,8 @@ fn rotate(turn: f64, p: DVec2) -> DVec2 {
     DVec2::new(-turn * p.y, turn * p.x)
 }
 
-/// An angle difference brought within ±π.
-fn wrap(a: f64) -> f64 {
-    (a + std::f64::consts::PI).rem_euclid(std::f64::consts::TAU) - std::f64::consts::PI
-}
-
 /// 0 to 1, easing in and out.
-fn smooth(s: f64) -> f64 {
+pub(super) fn smooth(s: f64) -> f64 {
     s * s * (3.0 - 2.0 * s)
 }
 

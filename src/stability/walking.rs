@@ -3,7 +3,7 @@
 //! over the performer's), and the crawl's leg angles replace the retargeted legs on its
 //! rows, eased in from the gesture before and out to the gesture after.
 
-use super::gait::{Gait, Place};
+use super::gait::{smooth, Gait, Place};
 use super::plan::Walk;
 use crate::keyframes::{self, Grid};
 use crate::retarget::locomotion::{self, Span, Travel};
@@ -184,8 +184,7 @@ pub fn apply(grid: &mut Grid, walks: &[Walk], profile: &Profile) {
             continue;
         };
         for k in 0..blend {
-            let weight = (k + 1) as f64 / (blend + 1) as f64;
-            let weight = weight * weight * (3.0 - 2.0 * weight);
+            let weight = smooth((k + 1) as f64 / (blend + 1) as f64);
             if let Some(row) = (rows.start + k).checked_sub(blend) {
                 set(grid, row, first, weight);
             }
