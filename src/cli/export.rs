@@ -79,12 +79,8 @@ fn travel(motion: &Motion, profile: &Profile) -> Option<Travel> {
     }
     #[cfg(feature = "physics")]
     {
-        use aibo_motion::stability::physics::{self, SERVO_TORQUE_NM};
-        let mut bar = super::simulate::Bar::after_a_second();
-        let report =
-            physics::simulate_showing(motion, profile, SERVO_TORQUE_NM, &mut |p| bar.show(p));
-        bar.done();
-        match report {
+        use aibo_motion::stability::physics::SERVO_TORQUE_NM;
+        match super::simulate::simulated(motion, profile, SERVO_TORQUE_NM) {
             Ok(report) => {
                 if let Some(fall) = &report.fall {
                     tracing::warn!(

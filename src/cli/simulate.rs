@@ -3,12 +3,14 @@
 use super::paths::PathFigures;
 use super::{detect, json_text, load_clip, load_motion, print_stdout, Outcome, SourceArgs};
 use aibo_motion::fsio;
+use aibo_motion::mtn::Motion;
 use aibo_motion::retarget::{self, locomotion};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::probe::FileKind;
 use aibo_motion::stability::gait::Gait;
 use aibo_motion::stability::physics::{self, SERVO_TORQUE_NM};
 use aibo_motion::stability::walking;
+use aibo_motion::stability::BalanceError;
 use anyhow::{anyhow, bail, Context, Result};
 use glam::DVec2;
 use serde_json::json;
@@ -59,13 +61,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         Some(take) => Some(performer_path(take, &args.source, &profile)?),
         None => None,
     };
-    let report = {
-        let mut bar = Bar::after_a_second();
-        let report =
-            physics::simulate_showing(&motion, &profile, args.torque, &mut |p| bar.show(p));
-        bar.done();
-        report?
-    };
+    let report = simulated(&motion, &profile, args.torque)?;
     let beside = match &performer {
         Some((points, heading)) => Some(
             PathFigures::compare(points, *heading, &report.path)
@@ -110,22 +106,34 @@ pub fn run(args: Args) -> Result<Outcome> {
     })
 }
 
+/// The simulation of `motion`, with a progress bar once it has taken a second.
+pub(super) fn simulated(
+    motion: &Motion,
+    profile: &Profile,
+    torque_nm: f64,
+) -> Result<physics::Report, BalanceError> {
+    let mut bar = Bar::after_a_second();
+    let report = physics::simulate_showing(motion, profile, torque_nm, &mut |p| bar.show(p));
+    bar.done();
+    report
+}
+
 /// A progress bar on stderr for a simulation that has taken more than a second (hidden,
 /// as indicatif hides it, when stderr is no terminal).
-pub(super) struct Bar {
+struct Bar {
     started: Instant,
     bar: Option<indicatif::ProgressBar>,
 }
 
 impl Bar {
-    pub(super) fn after_a_second() -> Bar {
+    fn after_a_second() -> Bar {
         Bar {
             started: Instant::now(),
             bar: None,
         }
     }
 
-    pub(super) fn show(&mut self, progress: physics::Progress) {
+    fn show(&mut self, progress: physics::Progress) {
         let physics::Progress::Simulated { done_ms, total_ms } = progress else {
             return;
         };
@@ -148,7 +156,7 @@ impl Bar {
         ));
     }
 
-    pub(super) fn done(self) {
+    fn done(self) {
         if let Some(bar) = self.bar {
             bar.finish_and_clear();
         }
