@@ -13,7 +13,8 @@ use aibo_motion::pipeline::{self, build, Balance, BuildOptions};
 use aibo_motion::retarget::{self, locomotion};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::{read, Clip, ReadOptions};
-use aibo_motion::stability::{physics, stage::Stage, statics, walking};
+use aibo_motion::stability::walking::{self, Steering};
+use aibo_motion::stability::{physics, stage::Stage, statics};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::path::Path;
@@ -57,13 +58,27 @@ fn balance(c: &mut Criterion) {
         group.bench_function("the stage (plan, QP per row, keyframes)", |b| {
             b.iter(|| {
                 let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-                let (plan, grid) = pipeline::planned(&stage, &tracks, &profile, &grid, &travel);
+                let (plan, grid) = pipeline::planned(
+                    &stage,
+                    &tracks,
+                    &profile,
+                    &grid,
+                    &travel,
+                    Steering::Reckoned,
+                );
                 let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
                 keyframes::finish(&balanced.grid, &profile, &on.keyframes).unwrap()
             })
         });
         let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-        let (plan, grid) = pipeline::planned(&stage, &tracks, &profile, &grid, &travel);
+        let (plan, grid) = pipeline::planned(
+            &stage,
+            &tracks,
+            &profile,
+            &grid,
+            &travel,
+            Steering::Reckoned,
+        );
         let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
         let motion = keyframes::finish(&balanced.grid, &profile, &on.keyframes)
             .unwrap()
@@ -77,15 +92,27 @@ fn balance(c: &mut Criterion) {
                 (report, sim)
             })
         });
-        group.bench_function("the gait alone (walks planned and laid on the grid)", |b| {
-            b.iter(|| {
-                let walks =
-                    walking::plan(&travel, &tracks, &profile, grid.step_s(), plan.padding.lead);
-                let mut walked = balanced.grid.clone();
-                walking::apply(&mut walked, black_box(&walks), &profile);
-                walked
-            })
-        });
+        for (name, steering) in [
+            (
+                "the gait alone (walks planned and laid on the grid)",
+                Steering::Reckoned,
+            ),
+            (
+                "the gait alone, felt on the simulated floor",
+                Steering::Felt,
+            ),
+        ] {
+            group.bench_function(name, |b| {
+                b.iter(|| {
+                    let row_s = grid.step_s();
+                    let lead = plan.padding.lead;
+                    let walks = walking::plan(&travel, &tracks, &profile, row_s, lead, steering);
+                    let mut walked = balanced.grid.clone();
+                    walking::apply(&mut walked, black_box(&walks), &profile);
+                    walked
+                })
+            });
+        }
         group.bench_function("build with the stage (default)", |b| {
             b.iter(|| build(black_box(&clip), &profile, &on).unwrap())
         });

@@ -19,10 +19,14 @@ use crate::retarget::locomotion::{self, Span};
 use crate::retarget::{self, retarget, RetargetError, Tracks};
 use crate::robot::profile::Profile;
 use crate::source::Clip;
+#[cfg(feature = "physics")]
+use crate::stability::paths::PathFigures;
 use crate::stability::plan::{self, Plan};
 use crate::stability::stage::{self, RowReport, Stage};
-use crate::stability::walking;
+use crate::stability::walking::{self, Steering};
 use crate::stability::{statics, BalanceError};
+#[cfg(feature = "physics")]
+use glam::DVec2;
 
 /// The share of the servos' torque the proof's simulation gives them.
 pub const PROOF_TORQUE: f64 = 0.8;
@@ -106,6 +110,8 @@ pub struct Kept {
     pub physics: crate::stability::physics::Report,
     /// How many times the stage was sent back.
     pub repairs: usize,
+    /// How its walks knew where the body was.
+    pub steering: Steering,
 }
 
 impl Kept {
@@ -115,6 +121,25 @@ impl Kept {
         let row_ms = u64::from(self.row_ms);
         let padding = self.plan.padding;
         (padding.lead as u64 * row_ms, padding.tail as u64 * row_ms)
+    }
+
+    /// The simulated body's path beside the performer's, scaled by leg length, over the
+    /// walks only (each walk's path from where the last ended); `None` without walks.
+    #[cfg(feature = "physics")]
+    pub fn path_figures(&self) -> Option<PathFigures> {
+        if self.plan.walks.is_empty() {
+            return None;
+        }
+        // The performer's scaled path, walk after walk, each from where the last ended.
+        let (mut at, mut heading) = (DVec2::ZERO, 0.0f64);
+        let mut performer = vec![at];
+        for w in &self.plan.walks {
+            let turned = DVec2::from_angle(heading);
+            performer.extend(w.path.iter().map(|p| at + turned.rotate(p.at)));
+            at += turned.rotate(w.goal().at);
+            heading += w.goal().heading;
+        }
+        PathFigures::compare(&performer, heading, &self.physics.path)
     }
 
     /// Where the proof still finds a fall: a sentence, or `None` when it stays up.
@@ -228,7 +253,7 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
         Locomotion::Walk => &travel[..],
         Locomotion::InPlace => &[],
     };
-    let (keyed, kept) = keep_balance(&tracks, walks, &grid, unbalanced, profile, options, margin)?;
+    let (keyed, kept) = steered(&tracks, walks, &grid, unbalanced, profile, options, margin)?;
     Ok(Built {
         motion: keyed.motion,
         tracks,
@@ -257,6 +282,7 @@ pub fn planned(
     profile: &Profile,
     grid: &keyframes::Grid,
     travel: &[Span],
+    steering: Steering,
 ) -> (Plan, keyframes::Grid) {
     let landing_rows = |row: usize, paw: usize| stage.landing_rows_from(&grid.rows[row], paw);
     let mut plan = plan::plan(
@@ -269,7 +295,7 @@ pub fn planned(
     let mut padded = grid.padded(plan.padding.lead, plan.padding.tail);
     if !travel.is_empty() {
         let row_s = grid.step_s();
-        plan.walks = walking::plan(travel, tracks, profile, row_s, plan.padding.lead);
+        plan.walks = walking::plan(travel, tracks, profile, row_s, plan.padding.lead, steering);
         let blend = walking::blend_rows(row_s);
         let held: Vec<(usize, usize)> = plan
             .walks
@@ -292,8 +318,12 @@ pub fn planned(
     (plan, padded)
 }
 
-/// The balance stage, keyframes and the proof, repaired where the proof finds a fall.
-fn keep_balance(
+/// The balance stage, keyframes and the proof ([`keep_balance`]), with the walks steered
+/// by the simulated floor. Slip is chaotic: a crawl steered on the robot alone may drift
+/// otherwise in the whole motion, so where the robot walks it is also built steered by
+/// the crawl's own reckoning, and the build keeps the one that stays up and whose body
+/// ends nearer the performer's scaled end ([`PathFigures::miss`]).
+fn steered(
     tracks: &Tracks,
     travel: &[Span],
     grid: &keyframes::Grid,
@@ -302,9 +332,45 @@ fn keep_balance(
     options: &BuildOptions,
     margin: f64,
 ) -> Result<(Keyframed, Kept), BuildError> {
+    let build = |steering, unbalanced| {
+        keep_balance(
+            tracks, travel, grid, unbalanced, profile, options, margin, steering,
+        )
+    };
+    #[cfg(feature = "physics")]
+    if travel.iter().any(|s| walking::not_walked(s).is_none()) {
+        let felt = build(Steering::Felt, unbalanced.clone())?;
+        let reckoned = build(Steering::Reckoned, unbalanced)?;
+        let leg_mm = crate::stability::gait::Gait::of(profile).map_or(100.0, |g| g.leg_mm);
+        let rank = |kept: &Kept| {
+            let miss = kept
+                .path_figures()
+                .map_or(f64::INFINITY, |p| p.miss(leg_mm));
+            (kept.falls().is_some(), miss)
+        };
+        return Ok(match rank(&reckoned.1) < rank(&felt.1) {
+            true => reckoned,
+            false => felt,
+        });
+    }
+    build(Steering::Reckoned, unbalanced)
+}
+
+/// The balance stage, keyframes and the proof, repaired where the proof finds a fall.
+#[allow(clippy::too_many_arguments)]
+fn keep_balance(
+    tracks: &Tracks,
+    travel: &[Span],
+    grid: &keyframes::Grid,
+    unbalanced: Keyframed,
+    profile: &Profile,
+    options: &BuildOptions,
+    margin: f64,
+    steering: Steering,
+) -> Result<(Keyframed, Kept), BuildError> {
     let neutral = retarget::neutral_pose(profile, &options.retarget);
     let stage = Stage::new(profile, grid.frame_ms, &neutral)?;
-    let (mut plan, grid) = planned(&stage, tracks, profile, grid, travel);
+    let (mut plan, grid) = planned(&stage, tracks, profile, grid, travel, steering);
     let grid = &grid;
     let rows = grid.rows.len();
     let mut margins = vec![margin; rows];
@@ -334,6 +400,7 @@ fn keep_balance(
                 #[cfg(feature = "physics")]
                 physics: proof.physics,
                 repairs,
+                steering,
             };
             // The performance plays after the lead, and the tail belongs to the way out.
             let (lead_ms, tail_ms) = kept.padding_ms();

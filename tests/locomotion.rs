@@ -475,10 +475,12 @@ fn the_preview_marks_the_footfalls_where_the_walk_goes() {
         "{travelled_px} px for {forward_mm} mm"
     );
     // As the motion sets the joints the figure treads where it stands: its planned
-    // landings (each step's, the stand's and the steps home) stay near the stand's.
+    // landings (each step's and the stand's) stay near the stand's. A planted paw that
+    // briefly bears no weight in the static test lands again (five times in the walk
+    // steered by the simulated floor, which shuffles on until the body is there).
     let planned = footfalls(&bytes, &[]);
     let n = planned.len();
-    assert!((steps + 4..=steps + 8).contains(&n), "{n} {steps}");
+    assert!((steps + 4..=steps + 10).contains(&n), "{n} {steps}");
     let near_the_stand = |f: &(f64, f64)| planned[..4].iter().any(|p| (p.0 - f.0).abs() < 60.0);
     assert!(planned.iter().all(near_the_stand), "{planned:?}");
 }
@@ -538,4 +540,56 @@ fn simulate_compares_the_body_path_with_the_take_it_was_built_from() {
     let wrong = common::run(&["simulate", mtn, "--take", mtn]);
     assert_eq!(wrong.status.code(), Some(2));
     assert!(common::stderr(&wrong).contains("--take wants motion capture"));
+}
+
+#[test]
+#[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
+fn on_the_shared_walking_takes_the_ers7_ends_facing_where_the_performer_ends() {
+    // Every shared take in which the robot walks, built for the ERS-7, against the
+    // performer's heading at the end of the walks (from the take's own pelvis): within
+    // 20°, as issue 24 asks. Takes where the performer turns more than 200° within one
+    // span of travel (a dancer spinning, cmu_01_03's turn of 259°) turn faster than a
+    // crawl can, and are left out: there the robot turns less.
+    let dir = common::shared("mocap-samples");
+    let mut takes: Vec<(std::path::PathBuf, Option<std::path::PathBuf>)> =
+        std::fs::read_dir(dir.join("bvh"))
+            .unwrap()
+            .map(|e| (e.unwrap().path(), None))
+            .collect();
+    takes.extend(common::amc_takes(&dir.join("asf-amc")));
+    takes.sort();
+    let mut walked = Vec::new();
+    for (take, asf) in &takes {
+        let mut extra = Vec::new();
+        if let Some(asf) = asf {
+            extra = vec!["--asf", asf.to_str().unwrap()];
+        }
+        let (json, _) = built(take, "ERS-7", &extra);
+        let stage = &json["balance_stage"];
+        if stage["walks"].as_array().is_none_or(|w| w.is_empty()) {
+            continue;
+        }
+        let spins = json["locomotion"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s["turn_deg"].as_f64().unwrap().abs() > 200.0);
+        let name = take.file_name().unwrap().to_string_lossy().to_string();
+        assert!(
+            ["felt", "reckoned"].contains(&stage["steering"].as_str().unwrap()),
+            "{name}: {stage}"
+        );
+        if spins {
+            continue;
+        }
+        let path = &stage["path"];
+        let off = path["robot_heading_deg"].as_f64().unwrap()
+            - path["performer_heading_deg"].as_f64().unwrap();
+        let off = (off + 180.0).rem_euclid(360.0) - 180.0;
+        assert!(off.abs() <= 20.0, "{name}: {path}");
+        walked.push(name);
+    }
+    // jumping, Boxing, cmu_01_01 (BVH and AMC), test_freebvh, cmu_11_01, mass__walk,
+    // the 8-walk and zombie.
+    assert_eq!(walked.len(), 9, "{walked:?}");
 }

@@ -2,11 +2,11 @@
 //! and held down, how far it moved the weight, what the proof found, and how much the
 //! motion still looks like the performer.
 
-use super::paths::PathFigures;
 use aibo_motion::likeness::Likeness;
 use aibo_motion::pipeline::{Kept, PROOF_TORQUE};
+use aibo_motion::stability::paths::PathFigures;
 use aibo_motion::stability::plan::{is_front, PAWS};
-use glam::DVec2;
+use aibo_motion::stability::walking::Steering;
 use serde_json::json;
 use std::fmt::Write as _;
 
@@ -46,24 +46,8 @@ pub struct Stage {
     pub walks: Vec<Walked>,
     /// The simulated body's path beside the performer's, where it walks.
     pub path: Option<PathFigures>,
-}
-
-/// The simulated body's path beside the performer's, scaled by leg length, over the
-/// walks only (each walk's path from where the last ended).
-fn path_figures(kept: &Kept) -> Option<PathFigures> {
-    if kept.plan.walks.is_empty() {
-        return None;
-    }
-    // The performer's scaled path, walk after walk, each from where the last ended.
-    let (mut at, mut heading) = (DVec2::ZERO, 0.0f64);
-    let mut performer = vec![at];
-    for w in &kept.plan.walks {
-        let turned = DVec2::from_angle(heading);
-        performer.extend(w.path.iter().map(|p| at + turned.rotate(p.at)));
-        at += turned.rotate(w.goal().at);
-        heading += w.goal().heading;
-    }
-    PathFigures::compare(&performer, heading, &kept.physics.path)
+    /// How the walks steered (none without walks).
+    pub steering: Option<Steering>,
 }
 
 /// One walk, as the build reports it.
@@ -126,7 +110,8 @@ impl Stage {
                     speed_share: (w.gait.slowed * 100.0).round() / 100.0,
                 })
                 .collect(),
-            path: path_figures(kept),
+            path: kept.path_figures(),
+            steering: (!kept.plan.walks.is_empty()).then_some(kept.steering),
         }
     }
 
@@ -159,6 +144,10 @@ impl Stage {
             "likeness_without": self.without.as_ref().map(super::build::likeness_json),
             "walks": self.walks,
             "path": self.path,
+            "steering": self.steering.map(|s| match s {
+                Steering::Felt => "felt",
+                Steering::Reckoned => "reckoned",
+            }),
         })
     }
 
@@ -206,6 +195,19 @@ impl Stage {
         }
         if let Some(p) = &self.path {
             let _ = writeln!(t, "    simulated, {}", p.text());
+        }
+        match self.steering {
+            Some(Steering::Felt) => {
+                let _ = writeln!(t, "    the walks steered by where the simulated body went");
+            }
+            Some(Steering::Reckoned) => {
+                let _ = writeln!(
+                    t,
+                    "    the walks steered by the crawl's own reckoning: steered by the simulated \
+                     body, the whole motion ended further from the performer's end"
+                );
+            }
+            None => {}
         }
         if self.shift_mm > 0.5 {
             let _ = writeln!(t, "    weight shifted up to {:.0} mm", self.shift_mm);

@@ -10,7 +10,6 @@ mod gate;
 mod info;
 mod keep;
 mod oda;
-mod paths;
 mod play;
 mod plot;
 mod preview;

@@ -1,6 +1,5 @@
 //! `aibo-motion simulate`: the motion played on the robot as rigid bodies on a floor.
 
-use super::paths::PathFigures;
 use super::{detect, json_text, load_clip, load_motion, print_stdout, Outcome, SourceArgs};
 use aibo_motion::fsio;
 use aibo_motion::mtn::Motion;
@@ -8,6 +7,7 @@ use aibo_motion::retarget::{self, locomotion};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::probe::FileKind;
 use aibo_motion::stability::gait::Gait;
+use aibo_motion::stability::paths::PathFigures;
 use aibo_motion::stability::physics::{self, SERVO_TORQUE_NM};
 use aibo_motion::stability::walking;
 use aibo_motion::stability::BalanceError;

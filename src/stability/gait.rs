@@ -76,6 +76,11 @@ pub struct Place {
     pub heading: f64,
 }
 
+/// Where the body is once a row's leg angles (as [`Walked::legs`]) have played, as a
+/// [`Place`] from where the walk started, given also where the crawl reckons it is then;
+/// `None` when it cannot tell.
+pub type Felt<'a> = dyn FnMut(&[[f64; 3]; 4], Place) -> Option<Place> + 'a;
+
 /// The crawl closes the distance to where it should be over about this long, s.
 const TRACK_S: f64 = 1.0;
 
@@ -136,6 +141,11 @@ impl Gait {
         })
     }
 
+    /// The profile joints of each leg, in [`plan::PAWS`](super::plan::PAWS) order, J1 to J3.
+    pub fn joints(&self) -> [[usize; 3]; 4] {
+        [0, 1, 2, 3].map(|i| self.legs[i].joints)
+    }
+
     /// The crawl for rows `row_s` apart that follows `path`, each row's place for the
     /// body: it heads for where it should be, at what the path's own speed asks plus
     /// what closes the gap over [`TRACK_S`], going and turning slowed alike to the
@@ -144,11 +154,20 @@ impl Gait {
     /// ends it walks on until it gets there (at most [`CATCH_UP_S`]), steps each paw back
     /// to its place, and sways back. With `until`, it is back in the stand by that row
     /// (what follows needs the legs): it stops following in time to step home.
-    pub fn walk(&self, path: &[Place], row_s: f64, until: Option<usize>) -> Walked {
-        let joints = [0, 1, 2, 3].map(|i| self.legs[i].joints);
+    ///
+    /// With `felt`, it steers by where the body really goes: after each row's legs,
+    /// `felt` says where the body is (as [`Felt`]), and the crawl heads for the path from
+    /// there rather than from its own reckoning, which knows no slip.
+    pub fn walk(
+        &self,
+        path: &[Place],
+        row_s: f64,
+        until: Option<usize>,
+        mut felt: Option<&mut Felt>,
+    ) -> Walked {
         let mut out = Walked {
             legs: Vec::new(),
-            joints,
+            joints: self.joints(),
             steps: Vec::new(),
             slowed: 1.0,
             travel: (DVec2::ZERO, 0.0),
@@ -170,14 +189,20 @@ impl Gait {
         let mut row = 0usize;
         let mut sway_out: Option<usize> = None;
         let (mut path_mm, mut made_mm) = (0.0, 0.0);
+        // Where the body is by what `felt` said last (the sway aside), or by reckoning.
+        let mut sensed: Option<Place> = None;
         loop {
             // Where it should be, what the path's speed asks there, and how far it is off.
             let target = path.get(row).or(path.last()).copied().unwrap_or_default();
             let next = path.get(row + 1).copied().unwrap_or(target);
-            let onward = DVec2::from_angle(-heading);
-            let off = onward.rotate(target.at - travelled);
+            let here = sensed.unwrap_or(Place {
+                at: travelled,
+                heading,
+            });
+            let onward = DVec2::from_angle(-here.heading);
+            let off = onward.rotate(target.at - here.at);
             // Unwrapped: a walk round twice turns twice, however far behind it falls.
-            let off_heading = target.heading - heading;
+            let off_heading = target.heading - here.heading;
             let arrived = off.length() < ARRIVED_MM && off_heading.abs() < ARRIVED_RAD;
             // Stepping home and swaying back take a slow cycle and the sway.
             let homeward = ((CYCLE_MAX_S + 2.0 * SWAY_IN_S) / row_s).ceil() as usize;
@@ -273,6 +298,17 @@ impl Gait {
             let body = sway(phase.max(0.0)) * smooth(ease.clamp(0.0, 1.0));
             self.pose_legs(&mut paws, &swinging, phase, body, &mut angles);
             out.legs.push(angles);
+            if let Some(felt) = felt.as_deref_mut() {
+                // The body's centre carries the sway; the crawl's place does not.
+                let reckoned = Place {
+                    at: travelled,
+                    heading,
+                };
+                sensed = felt(&angles, reckoned).map(|p| Place {
+                    at: p.at - DVec2::from_angle(p.heading).rotate(body),
+                    heading: p.heading,
+                });
+            }
             row += 1;
             // A walk that never settles still ends: a hostile or endless input.
             if row > path.len() + ((CATCH_UP_S + 4.0 * CYCLE_MAX_S) / row_s) as usize + 2 * sway_in
@@ -420,6 +456,61 @@ mod tests {
             let body = sway(SWING_AT[i] + SWING_SHARE / 2.0);
             assert!(body.x * end[i] < 0.0, "paw {i}: {body}");
         }
+    }
+
+    #[test]
+    fn a_crawl_that_feels_its_body_turn_short_turns_on_until_it_faces_the_path_s_end() {
+        let gait = Gait::of(&Profile::builtin("ERS-7").unwrap()).unwrap();
+        // A quarter circle to the left: 300 mm of arc over 8 s.
+        let row_s = 0.016;
+        let rows = (8.0 / row_s) as usize;
+        let radius = 300.0 / std::f64::consts::FRAC_PI_2;
+        let path: Vec<Place> = (0..=rows)
+            .map(|k| {
+                let heading = std::f64::consts::FRAC_PI_2 * k as f64 / rows as f64;
+                Place {
+                    at: DVec2::new(heading.sin(), 1.0 - heading.cos()) * radius,
+                    heading,
+                }
+            })
+            .collect();
+        let goal = *path.last().unwrap();
+        // A floor on which the body turns 0.7 and goes 0.8 of what the crawl reckons, row
+        // by row: where the body is, by each row's reckoned move.
+        let slipping = || {
+            let (mut body, mut was) = (Place::default(), Place::default());
+            move |_: &[[f64; 3]; 4], reckoned: Place| {
+                let turned = 0.7 * (reckoned.heading - was.heading);
+                let moved = DVec2::from_angle(-was.heading).rotate(reckoned.at - was.at);
+                body.at += DVec2::from_angle(body.heading).rotate(0.8 * moved);
+                body.heading += turned;
+                was = reckoned;
+                Some(body)
+            }
+        };
+        let ends = |felt: bool| {
+            let mut floor = slipping();
+            let mut last = Place::default();
+            let mut feel = |legs: &[[f64; 3]; 4], reckoned: Place| {
+                last = floor(legs, reckoned).unwrap();
+                felt.then_some(last)
+            };
+            gait.walk(&path, row_s, None, Some(&mut feel));
+            last
+        };
+        // Steering by its own reckoning, the body ends 0.7 of the way round.
+        let open = ends(false);
+        assert!((open.heading / goal.heading - 0.7).abs() < 0.05, "{open:?}");
+        // Steering by the floor, it turns and walks on until the body is there.
+        let closed = ends(true);
+        assert!(
+            (closed.heading - goal.heading).abs() < ARRIVED_RAD,
+            "{closed:?}"
+        );
+        assert!(
+            closed.at.distance(goal.at) < 2.0 * ARRIVED_MM,
+            "{closed:?} {goal:?}"
+        );
     }
 
     #[test]

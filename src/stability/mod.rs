@@ -11,8 +11,12 @@
 //! to its edge.
 
 pub mod body;
+#[cfg(feature = "physics")]
+pub mod floor;
 pub mod gait;
 pub mod kinematics;
+#[cfg(feature = "physics")]
+pub mod paths;
 #[cfg(feature = "physics")]
 pub mod physics;
 pub mod plan;

@@ -63,7 +63,7 @@ const SLIP_MM: f64 = 10.0;
 const STAY_GAP_MS: u64 = 40;
 
 /// How long the robot stands in the first frame's pose before the motion starts, s.
-const SETTLE_S: f64 = 0.5;
+pub const SETTLE_S: f64 = 0.5;
 
 /// A paw's stay down in the simulation: how far its rubber has slid (mm, x and y), and
 /// how far and how long (ms) it has moved since it last felt the floor.

@@ -11,6 +11,15 @@ use crate::retarget::Tracks;
 use crate::robot::profile::Profile;
 use glam::DVec2;
 
+/// How a walk knows where its body is, to steer by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Steering {
+    /// By where the simulated body goes as the crawl is made ([`super::floor`]).
+    Felt,
+    /// By the crawl's own reckoning, which knows no slip.
+    Reckoned,
+}
+
 /// How far before and after a travel span the walk's path reaches, s.
 const PATH_MARGIN_S: f64 = 0.5;
 
@@ -34,13 +43,14 @@ pub fn blend_rows(row_s: f64) -> usize {
 /// grid of rows `row_s` apart whose performance starts at row `lead`. Travel spans
 /// closer than [`JOIN_S`] are one walk; each walk is back in the stand before the next
 /// blends in. The last walk may run past the performance's end: the grid must be padded
-/// to hold it.
+/// to hold it. `steering` says how each walk knows where its body is.
 pub fn plan(
     travel: &[Span],
     tracks: &Tracks,
     profile: &Profile,
     row_s: f64,
     lead: usize,
+    steering: Steering,
 ) -> Vec<Walk> {
     let Some(gait) = Gait::of(profile) else {
         return Vec::new();
@@ -81,6 +91,9 @@ pub fn plan(
             .map(|next| row_of(next.0).saturating_sub(2 * blend + 1));
         let walk = walk_for(
             &gait,
+            profile,
+            tracks,
+            steering,
             &velocities,
             tracks.frame_time,
             (start_s, end_s),
@@ -96,8 +109,12 @@ pub fn plan(
 }
 
 /// The walk over the performance's seconds `span`.
+#[allow(clippy::too_many_arguments)]
 fn walk_for(
     gait: &Gait,
+    profile: &Profile,
+    tracks: &Tracks,
+    steering: Steering,
     velocities: &[[f64; 3]],
     frame_s: f64,
     span: (f64, f64),
@@ -111,13 +128,71 @@ fn walk_for(
         (end_s / row_s).round() as usize,
     );
     let path = performer_path(velocities, frame_s, gait.leg_mm, first..=last, row_s);
+    let until = until.map(|u| u.saturating_sub(lead + first));
+    let walked = match steering {
+        Steering::Felt => felt_walk(gait, &path, row_s, until, profile, tracks, first),
+        Steering::Reckoned => None,
+    }
+    .unwrap_or_else(|| gait.walk(&path, row_s, until, None));
     let first = lead + first;
     Walk {
         start: first,
-        gait: gait.walk(&path, row_s, until.map(|u| u.saturating_sub(first))),
+        gait: walked,
         source_s: span,
         path,
     }
+}
+
+/// The crawl for `path` felt on the simulated floor (`floor`): its first row plays at
+/// row `first` of the performance, the joints other than the legs as the performer's
+/// tracks have them there (the stand where they have none). `None` where the profile
+/// cannot be simulated.
+#[cfg(feature = "physics")]
+fn felt_walk(
+    gait: &Gait,
+    path: &[Place],
+    row_s: f64,
+    until: Option<usize>,
+    profile: &Profile,
+    tracks: &Tracks,
+    first: usize,
+) -> Option<super::gait::Walked> {
+    let proof_torque = crate::pipeline::PROOF_TORQUE;
+    let mut floor = super::floor::Floor::new(profile, gait.joints(), row_s, proof_torque)?;
+    let stand = &profile.postures.get("stand")?.joints;
+    let last_frame = tracks.frames.saturating_sub(1);
+    let mut row = first;
+    let mut felt = |legs: &[[f64; 3]; 4], _reckoned| {
+        let frame = ((row as f64 * row_s / tracks.frame_time).round() as usize).min(last_frame);
+        row += 1;
+        let others: Vec<f64> = stand
+            .iter()
+            .enumerate()
+            .map(|(j, &standing)| {
+                let track = tracks.joints.get(j).and_then(Option::as_ref);
+                track
+                    .and_then(|t| t.get(frame))
+                    .copied()
+                    .unwrap_or(standing)
+            })
+            .collect();
+        floor.feel(legs, &others)
+    };
+    Some(gait.walk(path, row_s, until, Some(&mut felt)))
+}
+
+/// Without the simulation there is no floor to feel.
+#[cfg(not(feature = "physics"))]
+fn felt_walk(
+    _: &Gait,
+    _: &[Place],
+    _: f64,
+    _: Option<usize>,
+    _: &Profile,
+    _: &Tracks,
+    _: usize,
+) -> Option<super::gait::Walked> {
+    None
 }
 
 /// The performer's path over the floor, scaled to the robot's legs (`leg_mm` per leg

@@ -1,7 +1,8 @@
 //! The simulated body's path beside the performer's: what `build` says of its walks
-//! and `simulate --take` of a motion and the take it was built from.
+//! (and how it chooses between two ways of steering them) and `simulate --take` of a
+//! motion and the take it was built from.
 
-use aibo_motion::stability::physics;
+use super::physics;
 use glam::DVec2;
 
 /// The simulated body's travel beside the performer's (scaled by leg length, walks
@@ -68,6 +69,15 @@ impl PathFigures {
                 .round(),
             widest_gap_mm: widest_gap_mm.round(),
         })
+    }
+
+    /// How far the body ends from the performer's scaled end, in place and heading
+    /// together: the gap in leg lengths (`leg_mm`) plus the heading's difference (turned
+    /// the shorter way) in units of 20°, so that a leg length off counts as much as 20°.
+    pub fn miss(&self, leg_mm: f64) -> f64 {
+        let heading =
+            (self.robot_heading_deg - self.performer_heading_deg + 180.0).rem_euclid(360.0) - 180.0;
+        self.end_gap_mm / leg_mm.max(1.0) + heading.abs() / 20.0
     }
 
     /// One line for people.
@@ -138,6 +148,25 @@ mod tests {
         assert_eq!(off_path(DVec2::new(-30.0, -40.0), &path), 50.0);
         assert_eq!(off_path(DVec2::new(3.0, 4.0), &path[..1]), 5.0);
         assert_eq!(off_path(DVec2::ZERO, &[]), f64::INFINITY);
+    }
+
+    #[test]
+    fn a_miss_weighs_a_leg_length_off_as_twenty_degrees_turned_the_shorter_way() {
+        let ends = |gap: f64, robot: f64, performer: f64| PathFigures {
+            performer_mm: 500.0,
+            robot_mm: 400.0,
+            share: Some(0.8),
+            performer_heading_deg: performer,
+            robot_heading_deg: robot,
+            end_gap_mm: gap,
+            widest_gap_mm: gap,
+        };
+        assert_eq!(ends(0.0, 10.0, 10.0).miss(80.0), 0.0);
+        assert_eq!(ends(80.0, 10.0, 10.0).miss(80.0), 1.0);
+        assert_eq!(ends(0.0, 30.0, 10.0).miss(80.0), 1.0);
+        // 350° and −10° face the same way; 190° past is 170° back.
+        assert!(ends(0.0, 350.0, -10.0).miss(80.0).abs() < 1e-9);
+        assert!((ends(40.0, 200.0, 10.0).miss(80.0) - 9.0).abs() < 1e-9);
     }
 
     #[test]

@@ -1,0 +1,114 @@
+//! The crawl felt on the simulated floor as it is made: each row's leg angles play on the
+//! simulation's robot (`physics`), and the crawl (`gait`) steers by where its body really
+//! went. Paws slip, and a turn asked is not the turn made (a circle reckoned at 349°
+//! turned 314° open loop), so a crawl that trusted its own reckoning drifted off the
+//! performer's path; this one corrects for it as it goes, as a robot walking by its
+//! odometry would.
+//!
+//! The robot stands alone here: the walk as the crawl makes it, from the stand, before
+//! the blends into the gestures either side. The build's proof then simulates the whole
+//! motion.
+
+use glam::{DQuat, DVec2, DVec3};
+
+use super::body::Body;
+use super::gait::Place;
+use super::physics::{Robot, SERVO_TORQUE_NM, SETTLE_S};
+use crate::mtn::DENSE_FRAME_MS;
+use crate::robot::legs::wrap;
+use crate::robot::profile::Profile;
+
+/// The robot a crawl is felt on.
+pub struct Floor {
+    robot: Robot,
+    /// Every joint's command (radians, profile order): the stand, the legs the crawl's.
+    angles: Vec<f64>,
+    /// The profile joints of each leg, as [`super::gait::Walked::joints`].
+    joints: [[usize; 3]; 4],
+    /// The simulation's 8 ms frames in one row.
+    steps: usize,
+    /// Where the body stood and faced once it had settled, and its heading so far
+    /// (unwrapped, radians).
+    start: DVec3,
+    start_heading: f64,
+    heading: f64,
+}
+
+impl Floor {
+    /// `profile`'s robot settled in its stand, with `torque_share` of the servos' torque,
+    /// for rows `row_s` apart; `None` when the profile cannot be simulated.
+    pub fn new(
+        profile: &Profile,
+        joints: [[usize; 3]; 4],
+        row_s: f64,
+        torque_share: f64,
+    ) -> Option<Floor> {
+        let stand = profile.postures.get("stand")?;
+        let angles = stand.joints.clone();
+        if angles.len() != profile.joints.len() || !row_s.is_finite() || row_s <= 0.0 {
+            return None;
+        }
+        // Stood on its four paws, as the static test finds them.
+        let meant = Body::of(profile)
+            .ok()?
+            .stance(&angles, [0.0, stand.body_pitch, 0.0])
+            .meant;
+        let carried = DQuat::from_axis_angle(DVec3::NEG_Y, stand.body_pitch);
+        let mut robot = Robot::new(
+            profile,
+            &angles,
+            meant * carried,
+            SERVO_TORQUE_NM * torque_share,
+        )
+        .ok()?;
+        robot.hold(SETTLE_S);
+        let heading = yaw(robot.attitude());
+        let steps = ((row_s * 1000.0 / DENSE_FRAME_MS as f64).round() as usize).max(1);
+        Some(Floor {
+            start: robot.position_mm(),
+            start_heading: heading,
+            heading,
+            robot,
+            angles,
+            joints,
+            steps,
+        })
+    }
+
+    /// Plays one row's leg angles (from the last row's, as the dense playback
+    /// interpolates) and says where the body went: a [`Place`] from where it settled,
+    /// in the heading it faced then. `None` once the simulation is no longer a number.
+    pub fn feel(&mut self, legs: &[[f64; 3]; 4], others: &[f64]) -> Option<Place> {
+        let from: Vec<f64> = self.angles.clone();
+        for k in 1..=self.steps {
+            let t = k as f64 / self.steps as f64;
+            for (j, &a) in others.iter().enumerate().take(self.angles.len()) {
+                self.angles[j] = from[j] + (a - from[j]) * t;
+            }
+            for (leg, angles) in self.joints.iter().zip(legs) {
+                for (&j, &a) in leg.iter().zip(angles) {
+                    if let Some(c) = self.angles.get_mut(j) {
+                        *c = from[j] + (a - from[j]) * t;
+                    }
+                }
+            }
+            self.robot.step(&self.angles);
+        }
+        if !self.robot.is_finite() {
+            return None;
+        }
+        let now = yaw(self.robot.attitude());
+        self.heading += wrap(now - self.heading);
+        let moved = (self.robot.position_mm() - self.start).truncate();
+        Some(Place {
+            at: DVec2::from_angle(-self.start_heading).rotate(moved),
+            heading: self.heading - self.start_heading,
+        })
+    }
+}
+
+/// The heading of `attitude`: where its forward axis points on the floor, radians.
+fn yaw(attitude: DQuat) -> f64 {
+    let forward = attitude * DVec3::X;
+    forward.y.atan2(forward.x)
+}
