@@ -13,7 +13,8 @@ use aibo_motion::pipeline::{self, build, Balance, BuildOptions};
 use aibo_motion::retarget::{self, locomotion};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::{read, Clip, ReadOptions};
-use aibo_motion::stability::walking::{self, Steering};
+use aibo_motion::stability::gait::Style;
+use aibo_motion::stability::walking::{self, Steering, Way};
 use aibo_motion::stability::{physics, stage::Stage, statics};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
@@ -64,7 +65,7 @@ fn balance(c: &mut Criterion) {
                     &profile,
                     &grid,
                     &travel,
-                    Steering::Reckoned,
+                    Way::RECKONED_CRAWL,
                 );
                 let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
                 keyframes::finish(&balanced.grid, &profile, &on.keyframes).unwrap()
@@ -77,7 +78,7 @@ fn balance(c: &mut Criterion) {
             &profile,
             &grid,
             &travel,
-            Steering::Reckoned,
+            Way::RECKONED_CRAWL,
         );
         let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
         let motion = keyframes::finish(&balanced.grid, &profile, &on.keyframes)
@@ -92,21 +93,23 @@ fn balance(c: &mut Criterion) {
                 (report, sim)
             })
         });
-        for (name, steering) in [
+        let felt = |style| Way {
+            style,
+            steering: Steering::Felt,
+        };
+        for (name, way) in [
             (
                 "the gait alone (walks planned and laid on the grid)",
-                Steering::Reckoned,
+                Way::RECKONED_CRAWL,
             ),
-            (
-                "the gait alone, felt on the simulated floor",
-                Steering::Felt,
-            ),
+            ("the crawl felt on the simulated floor", felt(Style::CRAWL)),
+            ("the trot felt on the simulated floor", felt(Style::TROT)),
         ] {
             group.bench_function(name, |b| {
                 b.iter(|| {
                     let row_s = grid.step_s();
                     let lead = plan.padding.lead;
-                    let walks = walking::plan(&travel, &tracks, &profile, row_s, lead, steering);
+                    let walks = walking::plan(&travel, &tracks, &profile, row_s, lead, way);
                     let mut walked = balanced.grid.clone();
                     walking::apply(&mut walked, black_box(&walks), &profile);
                     walked

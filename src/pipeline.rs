@@ -23,7 +23,7 @@ use crate::source::Clip;
 use crate::stability::paths::PathFigures;
 use crate::stability::plan::{self, Plan};
 use crate::stability::stage::{self, RowReport, Stage};
-use crate::stability::walking::{self, Steering};
+use crate::stability::walking::{self, Way};
 use crate::stability::{statics, BalanceError};
 #[cfg(feature = "physics")]
 use glam::DVec2;
@@ -110,8 +110,8 @@ pub struct Kept {
     pub physics: crate::stability::physics::Report,
     /// How many times the stage was sent back.
     pub repairs: usize,
-    /// How its walks knew where the body was.
-    pub steering: Steering,
+    /// The way its walks went: their style, and how they steered.
+    pub way: Way,
 }
 
 impl Kept {
@@ -253,7 +253,7 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
         Locomotion::Walk => &travel[..],
         Locomotion::InPlace => &[],
     };
-    let (keyed, kept) = steered(&tracks, walks, &grid, unbalanced, profile, options, margin)?;
+    let (keyed, kept) = walked(&tracks, walks, &grid, unbalanced, profile, options, margin)?;
     Ok(Built {
         motion: keyed.motion,
         tracks,
@@ -282,7 +282,7 @@ pub fn planned(
     profile: &Profile,
     grid: &keyframes::Grid,
     travel: &[Span],
-    steering: Steering,
+    way: Way,
 ) -> (Plan, keyframes::Grid) {
     let landing_rows = |row: usize, paw: usize| stage.landing_rows_from(&grid.rows[row], paw);
     let mut plan = plan::plan(
@@ -295,7 +295,7 @@ pub fn planned(
     let mut padded = grid.padded(plan.padding.lead, plan.padding.tail);
     if !travel.is_empty() {
         let row_s = grid.step_s();
-        plan.walks = walking::plan(travel, tracks, profile, row_s, plan.padding.lead, steering);
+        plan.walks = walking::plan(travel, tracks, profile, row_s, plan.padding.lead, way);
         let blend = walking::blend_rows(row_s);
         let held: Vec<(usize, usize)> = plan
             .walks
@@ -318,12 +318,15 @@ pub fn planned(
     (plan, padded)
 }
 
-/// The balance stage, keyframes and the proof ([`keep_balance`]), with the walks steered
-/// by the simulated floor. Slip is chaotic: a crawl steered on the robot alone may drift
-/// otherwise in the whole motion, so where the robot walks it is also built steered by
-/// the crawl's own reckoning, and the build keeps the one that stays up and whose body
-/// ends nearer the performer's scaled end ([`PathFigures::miss`]).
-fn steered(
+/// The balance stage, keyframes and the proof ([`keep_balance`]), walking the way that
+/// follows the performer best. Where the robot walks (with the simulation) it is built
+/// several ways: the crawl, and where the performer goes faster than a crawl can, the
+/// trot; each steered by the simulated floor (`stability::floor`) and by its own
+/// reckoning, as slip is chaotic and a walk steered on the robot alone may drift
+/// otherwise in the whole motion. The build keeps the one that stays up and whose body
+/// ends nearest where the performer's does, facing the same way, having come as far
+/// ([`PathFigures::miss`]); the first of equals (the crawl before the trot).
+fn walked(
     tracks: &Tracks,
     travel: &[Span],
     grid: &keyframes::Grid,
@@ -332,28 +335,49 @@ fn steered(
     options: &BuildOptions,
     margin: f64,
 ) -> Result<(Keyframed, Kept), BuildError> {
-    let build = |steering, unbalanced| {
+    let build = |way, unbalanced| {
         keep_balance(
-            tracks, travel, grid, unbalanced, profile, options, margin, steering,
+            tracks, travel, grid, unbalanced, profile, options, margin, way,
         )
     };
     #[cfg(feature = "physics")]
-    if travel.iter().any(|s| walking::not_walked(s).is_none()) {
-        let felt = build(Steering::Felt, unbalanced.clone())?;
-        let reckoned = build(Steering::Reckoned, unbalanced)?;
-        let leg_mm = crate::stability::gait::Gait::of(profile).map_or(100.0, |g| g.leg_mm);
-        let rank = |kept: &Kept| {
-            let miss = kept
-                .path_figures()
-                .map_or(f64::INFINITY, |p| p.miss(leg_mm));
-            (kept.falls().is_some(), miss)
-        };
-        return Ok(match rank(&reckoned.1) < rank(&felt.1) {
-            true => reckoned,
-            false => felt,
-        });
+    if let Some(gait) = crate::stability::gait::Gait::of(profile) {
+        use crate::stability::gait::Style;
+        use crate::stability::walking::Steering;
+        let walks: Vec<&Span> = travel
+            .iter()
+            .filter(|s| walking::not_walked(s).is_none())
+            .collect();
+        if !walks.is_empty() {
+            let crawl_falls_behind = walks
+                .iter()
+                .any(|s| s.speed_legs_per_s * gait.leg_mm > Style::CRAWL.fastest_mm_s());
+            let mut styles = vec![Style::CRAWL];
+            if crawl_falls_behind {
+                styles.push(Style::TROT);
+            }
+            let rank = |kept: &Kept| {
+                let miss = kept
+                    .path_figures()
+                    .map_or(f64::INFINITY, |p| p.miss(gait.leg_mm));
+                (kept.falls().is_some(), miss)
+            };
+            let mut best: Option<(Keyframed, Kept)> = None;
+            for style in styles {
+                for steering in [Steering::Felt, Steering::Reckoned] {
+                    let way = Way { style, steering };
+                    let built = build(way, unbalanced.clone())?;
+                    if best.as_ref().is_none_or(|b| rank(&built.1) < rank(&b.1)) {
+                        best = Some(built);
+                    }
+                }
+            }
+            if let Some(best) = best {
+                return Ok(best);
+            }
+        }
     }
-    build(Steering::Reckoned, unbalanced)
+    build(Way::RECKONED_CRAWL, unbalanced)
 }
 
 /// The balance stage, keyframes and the proof, repaired where the proof finds a fall.
@@ -366,11 +390,11 @@ fn keep_balance(
     profile: &Profile,
     options: &BuildOptions,
     margin: f64,
-    steering: Steering,
+    way: Way,
 ) -> Result<(Keyframed, Kept), BuildError> {
     let neutral = retarget::neutral_pose(profile, &options.retarget);
     let stage = Stage::new(profile, grid.frame_ms, &neutral)?;
-    let (mut plan, grid) = planned(&stage, tracks, profile, grid, travel, steering);
+    let (mut plan, grid) = planned(&stage, tracks, profile, grid, travel, way);
     let grid = &grid;
     let rows = grid.rows.len();
     let mut margins = vec![margin; rows];
@@ -400,7 +424,7 @@ fn keep_balance(
                 #[cfg(feature = "physics")]
                 physics: proof.physics,
                 repairs,
-                steering,
+                way,
             };
             // The performance plays after the lead, and the tail belongs to the way out.
             let (lead_ms, tail_ms) = kept.padding_ms();

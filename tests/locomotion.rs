@@ -284,19 +284,22 @@ fn a_walk_round_a_circle_walks_the_robot_round() {
     assert!(sim["report"]["fall"].is_null(), "{sim}");
     let end = sim_end(&sim);
     let path = &build["balance_stage"]["path"];
-    // Issue 24 asks 360° ± 30°. The crawl reckons it turned as far as the performer
-    // (349°), but the simulated body turns less (313° here): the same open-loop gap as
-    // the straight walk's. This bound guards what holds today.
+    // Issue 24 asks 360° ± 30°. Steered by its own reckoning the crawl turned 313°
+    // (it reckoned 349°); steered by the simulated floor, the build trots round, 331°.
     let heading = end["heading_deg"].as_f64().unwrap();
-    assert!((heading - 360.0).abs() <= 60.0, "{end} {path}");
+    assert!((heading - 360.0).abs() <= 30.0, "{end} {path}");
     // The exported BVH turns round with it.
     let (_, _, bytes) = built_and_simulated(&walking_bvh(&circle().1, FRAME_S), &[]);
     let (_, _, yaw) = exported_end(&bytes, &[]);
     assert!((yaw - heading).abs() < 0.1, "{yaw} {end}");
     assert!(path["end_gap_mm"].as_f64().unwrap() < 100.0, "{path}");
-    // The robot's circle is smaller than the performer's scaled one (its path runs 0.66
-    // as far; 104 mm apart at most here, on a circle of 80 mm radius).
-    assert!(path["widest_gap_mm"].as_f64().unwrap() < 160.0, "{path}");
+    // The robot's circle is about the performer's scaled one (its path runs 0.96 as far;
+    // 49 mm apart at most here, on a circle of 80 mm radius).
+    assert!(path["widest_gap_mm"].as_f64().unwrap() < 100.0, "{path}");
+    assert!(
+        (0.7..=1.3).contains(&path["share"].as_f64().unwrap()),
+        "{path}"
+    );
 }
 
 #[test]
@@ -394,25 +397,30 @@ fn the_bandai_dance_walks_where_it_travels_and_dances_as_before_where_it_stands(
 }
 
 #[test]
-fn the_contact_plan_has_one_paw_up_at_a_time_while_walking_and_every_paw_steps() {
+fn the_contact_plan_lifts_one_paw_at_a_time_crawling_and_a_diagonal_pair_trotting() {
     use aibo_motion::pipeline::{build, BuildOptions};
     use aibo_motion::robot::profile::Profile;
+    use aibo_motion::stability::gait::Style;
     let clip = bvh::read(walking_bvh(&straight(1.2), FRAME_S).as_bytes()).unwrap();
     for model in ["ERS-7", "ERS-210", "ERS-220"] {
         let profile = Profile::builtin(model).unwrap();
         let built = build(&clip, &profile, &BuildOptions::default()).unwrap();
-        let plan = &built.balance.as_ref().unwrap().plan;
+        let kept = built.balance.as_ref().unwrap();
+        let plan = &kept.plan;
         assert_eq!(plan.walks.len(), 1, "{model}");
         let walk = &plan.walks[0];
+        // Paws in plan order: lf, rf, lh, rh. A trot swings lf with rh, rf with lh.
+        let trots = kept.way.style == Style::TROT;
         let mut lifted = [0usize; 4];
         for row in walk.rows() {
             let up: Vec<usize> = (0..4).filter(|&p| !plan.down(row, p)).collect();
-            assert!(up.len() <= 1, "{model}: row {row}: paws {up:?} up at once");
+            let allowed = up.len() <= 1 || (trots && (up == [0, 3] || up == [1, 2]));
+            assert!(allowed, "{model}: row {row}: paws {up:?} up at once");
             for p in up {
                 lifted[p] += 1;
             }
         }
-        // Every paw steps, each about as long as the others (a crawl's rhythm).
+        // Every paw steps, each about as long as the others (a crawl's or trot's rhythm).
         let (least, most) = (lifted.iter().min().unwrap(), lifted.iter().max().unwrap());
         assert!(
             *least > 0 && most - least <= most / 3,

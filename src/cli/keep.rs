@@ -4,9 +4,10 @@
 
 use aibo_motion::likeness::Likeness;
 use aibo_motion::pipeline::{Kept, PROOF_TORQUE};
+use aibo_motion::stability::gait::Style;
 use aibo_motion::stability::paths::PathFigures;
 use aibo_motion::stability::plan::{is_front, PAWS};
-use aibo_motion::stability::walking::Steering;
+use aibo_motion::stability::walking::{Steering, Way};
 use serde_json::json;
 use std::fmt::Write as _;
 
@@ -46,8 +47,8 @@ pub struct Stage {
     pub walks: Vec<Walked>,
     /// The simulated body's path beside the performer's, where it walks.
     pub path: Option<PathFigures>,
-    /// How the walks steered (none without walks).
-    pub steering: Option<Steering>,
+    /// The way the walks went (none without walks).
+    pub way: Option<Way>,
 }
 
 /// One walk, as the build reports it.
@@ -111,7 +112,7 @@ impl Stage {
                 })
                 .collect(),
             path: kept.path_figures(),
-            steering: (!kept.plan.walks.is_empty()).then_some(kept.steering),
+            way: (!kept.plan.walks.is_empty()).then_some(kept.way),
         }
     }
 
@@ -144,7 +145,8 @@ impl Stage {
             "likeness_without": self.without.as_ref().map(super::build::likeness_json),
             "walks": self.walks,
             "path": self.path,
-            "steering": self.steering.map(|s| match s {
+            "gait": self.way.map(|w| if w.style == Style::TROT { "trot" } else { "crawl" }),
+            "steering": self.way.map(|w| match w.steering {
                 Steering::Felt => "felt",
                 Steering::Reckoned => "reckoned",
             }),
@@ -196,18 +198,19 @@ impl Stage {
         if let Some(p) = &self.path {
             let _ = writeln!(t, "    simulated, {}", p.text());
         }
-        match self.steering {
-            Some(Steering::Felt) => {
-                let _ = writeln!(t, "    the walks steered by where the simulated body went");
-            }
-            Some(Steering::Reckoned) => {
-                let _ = writeln!(
-                    t,
-                    "    the walks steered by the crawl's own reckoning: steered by the simulated \
-                     body, the whole motion ended further from the performer's end"
-                );
-            }
-            None => {}
+        if let Some(way) = self.way {
+            let gait = match way.style == Style::TROT {
+                true => "trotted (the performer goes faster than a crawl, and the simulation keeps the trot up)",
+                false => "crawled",
+            };
+            let steering = match way.steering {
+                Steering::Felt => "steered by where the simulated body went",
+                Steering::Reckoned => {
+                    "steered by their own reckoning (steered by the simulated body, the whole \
+                     motion followed the performer less well)"
+                }
+            };
+            let _ = writeln!(t, "    the walks {gait}, {steering}");
         }
         if self.shift_mm > 0.5 {
             let _ = writeln!(t, "    weight shifted up to {:.0} mm", self.shift_mm);

@@ -71,13 +71,19 @@ impl PathFigures {
         })
     }
 
-    /// How far the body ends from the performer's scaled end, in place and heading
-    /// together: the gap in leg lengths (`leg_mm`) plus the heading's difference (turned
-    /// the shorter way) in units of 20°, so that a leg length off counts as much as 20°.
+    /// How far the body's walk misses the performer's, in one figure: the gap between
+    /// the ends in leg lengths (`leg_mm`), plus the difference of the final headings
+    /// (turned the shorter way) in units of 20°, plus how far short of or past the
+    /// performer's distance it went, in units of 30% (the logarithm of the share over
+    /// that of 1.3). A leg length off, 20° off and 30% further count alike.
     pub fn miss(&self, leg_mm: f64) -> f64 {
         let heading =
             (self.robot_heading_deg - self.performer_heading_deg + 180.0).rem_euclid(360.0) - 180.0;
-        self.end_gap_mm / leg_mm.max(1.0) + heading.abs() / 20.0
+        let distance = self
+            .share
+            .filter(|s| *s > 0.0)
+            .map_or(0.0, |s| s.ln().abs() / 1.3f64.ln());
+        self.end_gap_mm / leg_mm.max(1.0) + heading.abs() / 20.0 + distance
     }
 
     /// One line for people.
@@ -154,8 +160,8 @@ mod tests {
     fn a_miss_weighs_a_leg_length_off_as_twenty_degrees_turned_the_shorter_way() {
         let ends = |gap: f64, robot: f64, performer: f64| PathFigures {
             performer_mm: 500.0,
-            robot_mm: 400.0,
-            share: Some(0.8),
+            robot_mm: 500.0,
+            share: Some(1.0),
             performer_heading_deg: performer,
             robot_heading_deg: robot,
             end_gap_mm: gap,
@@ -167,6 +173,23 @@ mod tests {
         // 350° and −10° face the same way; 190° past is 170° back.
         assert!(ends(0.0, 350.0, -10.0).miss(80.0).abs() < 1e-9);
         assert!((ends(40.0, 200.0, 10.0).miss(80.0) - 9.0).abs() < 1e-9);
+        // 30% further, or as much shorter (1 / 1.3 as far), counts as a leg length.
+        let further = PathFigures {
+            robot_mm: 650.0,
+            share: Some(1.3),
+            ..ends(0.0, 0.0, 0.0)
+        };
+        assert!((further.miss(80.0) - 1.0).abs() < 1e-9);
+        let shorter = PathFigures {
+            share: Some(1.0 / 1.3),
+            ..further.clone()
+        };
+        assert!((shorter.miss(80.0) - 1.0).abs() < 1e-9);
+        let still = PathFigures {
+            share: None,
+            ..further
+        };
+        assert_eq!(still.miss(80.0), 0.0);
     }
 
     #[test]

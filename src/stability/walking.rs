@@ -3,7 +3,7 @@
 //! over the performer's), and the crawl's leg angles replace the retargeted legs on its
 //! rows, eased in from the gesture before and out to the gesture after.
 
-use super::gait::{smooth, Gait, Place};
+use super::gait::{smooth, Gait, Place, Style};
 use super::plan::Walk;
 use crate::keyframes::{self, Grid};
 use crate::retarget::locomotion::{self, Span, Travel};
@@ -18,6 +18,21 @@ pub enum Steering {
     Felt,
     /// By the crawl's own reckoning, which knows no slip.
     Reckoned,
+}
+
+/// The way the robot walks: its gait's style, and how it steers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Way {
+    pub style: Style,
+    pub steering: Steering,
+}
+
+impl Way {
+    /// The crawl, steered by its own reckoning: what needs no simulation.
+    pub const RECKONED_CRAWL: Way = Way {
+        style: Style::CRAWL,
+        steering: Steering::Reckoned,
+    };
 }
 
 /// How far before and after a travel span the walk's path reaches, s.
@@ -43,16 +58,16 @@ pub fn blend_rows(row_s: f64) -> usize {
 /// grid of rows `row_s` apart whose performance starts at row `lead`. Travel spans
 /// closer than [`JOIN_S`] are one walk; each walk is back in the stand before the next
 /// blends in. The last walk may run past the performance's end: the grid must be padded
-/// to hold it. `steering` says how each walk knows where its body is.
+/// to hold it. `way` says in which style the robot walks and how it steers.
 pub fn plan(
     travel: &[Span],
     tracks: &Tracks,
     profile: &Profile,
     row_s: f64,
     lead: usize,
-    steering: Steering,
+    way: Way,
 ) -> Vec<Walk> {
-    let Some(gait) = Gait::of(profile) else {
+    let Some(gait) = Gait::styled(profile, way.style) else {
         return Vec::new();
     };
     // Travel only, and far enough to be worth the walk's sway in and out and its steps
@@ -93,7 +108,7 @@ pub fn plan(
             &gait,
             profile,
             tracks,
-            steering,
+            way.steering,
             &velocities,
             tracks.frame_time,
             (start_s, end_s),
