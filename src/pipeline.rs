@@ -319,13 +319,12 @@ pub fn planned(
 }
 
 /// The balance stage, keyframes and the proof ([`keep_balance`]), walking the way that
-/// follows the performer best. Where the robot walks (with the simulation) it is built
-/// several ways: the crawl, and where the performer goes faster than a crawl can, the
-/// trot; each steered by the simulated floor (`stability::floor`) and by its own
-/// reckoning, as slip is chaotic and a walk steered on the robot alone may drift
-/// otherwise in the whole motion. The build keeps the one that stays up and whose body
-/// ends nearest where the performer's does, facing the same way, having come as far
-/// ([`PathFigures::miss`]); the first of equals (the crawl before the trot).
+/// follows the performer best. With the simulation, the walks steer by the simulated
+/// floor (`stability::floor`), and the robot crawls; where the performer goes faster
+/// than a crawl can, it is built trotting too, and the build keeps the trot only if it
+/// stays up and its body ends nearer where the performer's does, facing the same way,
+/// having come as far ([`PathFigures::miss`]). Without the simulation, the crawl steers
+/// by its own reckoning.
 fn walked(
     tracks: &Tracks,
     travel: &[Span],
@@ -364,12 +363,13 @@ fn walked(
             };
             let mut best: Option<(Keyframed, Kept)> = None;
             for style in styles {
-                for steering in [Steering::Felt, Steering::Reckoned] {
-                    let way = Way { style, steering };
-                    let built = build(way, unbalanced.clone())?;
-                    if best.as_ref().is_none_or(|b| rank(&built.1) < rank(&b.1)) {
-                        best = Some(built);
-                    }
+                let way = Way {
+                    style,
+                    steering: Steering::Felt,
+                };
+                let built = build(way, unbalanced.clone())?;
+                if best.as_ref().is_none_or(|b| rank(&built.1) < rank(&b.1)) {
+                    best = Some(built);
                 }
             }
             if let Some(best) = best {

@@ -107,7 +107,9 @@ pub struct Args {
     pub balance: OnOff,
     /// Walk where the performer travels (on by default, with the balance stage): a
     /// statically stable crawl, one paw up at a time, at the performer's speed scaled by
-    /// leg length (robot leg over human leg) and slowed to what the crawl can make.
+    /// leg length (robot leg over human leg) and slowed to what the crawl can make,
+    /// steered by where the simulated body goes; where the performer outpaces the crawl,
+    /// a trot instead if the simulation keeps it up and it follows the performer better.
     /// `off` has the legs follow the performer's, treading in place.
     #[arg(long, value_enum, default_value_t = OnOff::On, value_name = "on|off")]
     pub gait: OnOff,

@@ -205,10 +205,7 @@ impl Stage {
             };
             let steering = match way.steering {
                 Steering::Felt => "steered by where the simulated body went",
-                Steering::Reckoned => {
-                    "steered by their own reckoning (steered by the simulated body, the whole \
-                     motion followed the performer less well)"
-                }
+                Steering::Reckoned => "steered by their own reckoning",
             };
             let _ = writeln!(t, "    the walks {gait}, {steering}");
         }

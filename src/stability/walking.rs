@@ -16,7 +16,7 @@ use glam::DVec2;
 pub enum Steering {
     /// By where the simulated body goes as the crawl is made ([`super::floor`]).
     Felt,
-    /// By the crawl's own reckoning, which knows no slip.
+    /// By the crawl's own reckoning, which knows no slip (without the simulation).
     Reckoned,
 }
 
