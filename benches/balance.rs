@@ -3,7 +3,8 @@
 //! the stage alone (plan, per-row QP, keyframes), its proof (the static test's stances,
 //! its report and the simulation at 80% torque), and the whole default build (stage,
 //! proof and any repairs). The gait's share: the walks planned and laid on the grid
-//! alone, and the default build with `--gait off` (both takes travel).
+//! alone (steered by reckoning; the crawl and the trot felt on the simulated floor),
+//! and the default build with `--gait off` (both takes travel).
 //!
 //! Run with `cargo bench --bench balance`; the ratios are the stage's and the proof's
 //! times over the build's without them.

@@ -2,9 +2,9 @@
 # The walk table, as Markdown: every shared take in which the robot walks (BVH and
 # ASF/AMC in ../shared/mocap-samples), built with the defaults for each model: the walks
 # and their steps, the three judges (`check --balance`, `simulate` at the default torque
-# and at 80% of it), the simulated body's travel beside the performer's path scaled by
-# leg length, the final headings, how far apart the two ends are and the two paths run
-# at most, the likeness, and the proof's repairs.
+# and at 80% of it), the gait and steering the build chose, the simulated body's travel
+# beside the performer's path scaled by leg length, the final headings, how far apart
+# the two ends are and the two paths run at most, the likeness, and the proof's repairs.
 #
 #   scripts/walk-table.sh [MODEL...]      (default: ERS-7 ERS-210; needs ../shared)
 set -euo pipefail
@@ -27,8 +27,8 @@ def run(*args):
 
 takes = sorted(glob.glob("../shared/mocap-samples/bvh/*.bvh")) + sorted(
     glob.glob("../shared/mocap-samples/asf-amc/*.amc"))
-print("| take | model | walks (s, steps) | static / sim / sim 80% | travel: robot / performer | heading: robot / performer | ends apart | paths apart | likeness | repairs |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("| take | model | walks (s, steps) | gait, steering | static / sim / sim 80% | travel: robot / performer | heading: robot / performer | ends apart | paths apart | likeness | repairs |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
 for take in takes:
     for model in models:
         mtn = os.path.join(out, "take.mtn")
@@ -44,7 +44,8 @@ for take in takes:
         up = lambda *a: "up" if json.loads(run("simulate", mtn, "--json", *a)[1])["report"]["fall"] is None else "FALLS"
         p = stage["path"]
         print(f"| {os.path.basename(take)} | {model} | {len(walks)} ({sum(w['walks_s'] for w in walks):.1f} s, "
-              f"{sum(w['steps'] for w in walks)}) | {static} / {up()} / {up('--torque', str(torque80))} | "
+              f"{sum(w['steps'] for w in walks)}) | {stage['gait']}, {stage['steering']} | "
+              f"{static} / {up()} / {up('--torque', str(torque80))} | "
               f"{p['robot_mm']:.0f} / {p['performer_mm']:.0f} mm ({100 * p['share']:.0f}%) | "
               f"{p['robot_heading_deg']:.0f}° / {p['performer_heading_deg']:.0f}° | {p['end_gap_mm']:.0f} mm | "
               f"{p['widest_gap_mm']:.0f} mm | "

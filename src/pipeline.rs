@@ -361,13 +361,27 @@ fn walked(
                     .map_or(f64::INFINITY, |p| p.miss(gait.leg_mm));
                 (kept.falls().is_some(), miss)
             };
+            let felt = |style| Way {
+                style,
+                steering: Steering::Felt,
+            };
+            // Each way is a whole build and proof of its own: side by side, on as many
+            // cores as there are (the same motions as one after the other).
+            let built: Vec<Result<(Keyframed, Kept), BuildError>> = std::thread::scope(|scope| {
+                let ways: Vec<_> = styles
+                    .iter()
+                    .map(|&style| {
+                        let unbalanced = unbalanced.clone();
+                        scope.spawn(move || build(felt(style), unbalanced))
+                    })
+                    .collect();
+                ways.into_iter()
+                    .map(|way| way.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                    .collect()
+            });
             let mut best: Option<(Keyframed, Kept)> = None;
-            for style in styles {
-                let way = Way {
-                    style,
-                    steering: Steering::Felt,
-                };
-                let built = build(way, unbalanced.clone())?;
+            for built in built {
+                let built = built?;
                 if best.as_ref().is_none_or(|b| rank(&built.1) < rank(&b.1)) {
                     best = Some(built);
                 }
