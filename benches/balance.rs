@@ -57,30 +57,26 @@ fn balance(c: &mut Criterion) {
         let grid = keyframes::grid(&tracks, &profile, &on.keyframes).unwrap();
         let neutral = retarget::neutral_pose(&profile, &on.retarget);
         let margin = pipeline::default_margin(&profile);
+        let planned = |stage: &Stage| {
+            pipeline::planned(
+                stage,
+                &tracks,
+                &profile,
+                &grid,
+                &travel,
+                Way::RECKONED_CRAWL,
+            )
+        };
         group.bench_function("the stage (plan, QP per row, keyframes)", |b| {
             b.iter(|| {
                 let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-                let (plan, grid) = pipeline::planned(
-                    &stage,
-                    &tracks,
-                    &profile,
-                    &grid,
-                    &travel,
-                    Way::RECKONED_CRAWL,
-                );
+                let (plan, grid) = planned(&stage);
                 let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
                 keyframes::finish(&balanced.grid, &profile, &on.keyframes).unwrap()
             })
         });
         let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-        let (plan, grid) = pipeline::planned(
-            &stage,
-            &tracks,
-            &profile,
-            &grid,
-            &travel,
-            Way::RECKONED_CRAWL,
-        );
+        let (plan, grid) = planned(&stage);
         let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
         let motion = keyframes::finish(&balanced.grid, &profile, &on.keyframes)
             .unwrap()
