@@ -1,13 +1,13 @@
-//! The crawl felt on the simulated floor as it is made: each row's leg angles play on the
-//! simulation's robot (`physics`), and the crawl (`gait`) steers by where its body really
-//! went. Paws slip, and a turn asked is not the turn made (a circle reckoned at 349°
-//! turned 314° open loop), so a crawl that trusted its own reckoning drifted off the
+//! A walk felt on the simulated floor as it is made: each row's leg angles play on the
+//! simulation's robot (`physics`), and the walk (`gait`) steers by where its body really
+//! went. Paws slip, and a turn asked is not the turn made (a circle the crawl reckoned at
+//! 349° turned 313° open loop), so a walk that trusted its own reckoning drifted off the
 //! performer's path; this one corrects for it as it goes, as a robot walking by its
 //! odometry would.
 //!
-//! The robot stands alone here: the walk as the crawl makes it, from the stand, before
-//! the blends into the gestures either side. The build's proof then simulates the whole
-//! motion.
+//! The robot stands alone here: the walk as the gait makes it, from the stand, before
+//! the blends into the gestures either side. Slip is chaotic, and the whole motion may
+//! drift otherwise: the build's proof simulates the whole motion, and judges it.
 
 use glam::{DQuat, DVec2, DVec3};
 
@@ -18,10 +18,11 @@ use crate::mtn::DENSE_FRAME_MS;
 use crate::robot::legs::wrap;
 use crate::robot::profile::Profile;
 
-/// The robot a crawl is felt on.
+/// The robot a walk is felt on.
 pub struct Floor {
     robot: Robot,
-    /// Every joint's command (radians, profile order): the stand, the legs the crawl's.
+    /// Every joint's command (radians, profile order): the legs the walk's, the rest as
+    /// [`Floor::feel`] is given them.
     angles: Vec<f64>,
     /// The profile joints of each leg, as [`super::gait::Walked::joints`].
     joints: [[usize; 3]; 4],
@@ -75,9 +76,11 @@ impl Floor {
         })
     }
 
-    /// Plays one row's leg angles (from the last row's, as the dense playback
-    /// interpolates) and says where the body went: a [`Place`] from where it settled,
-    /// in the heading it faced then. `None` once the simulation is no longer a number.
+    /// Plays one row: the legs' angles, and the other joints at `others` (radians,
+    /// profile order; its legs' entries give way to `legs`), each from the last row's as
+    /// the dense playback interpolates. Says where the body went: a [`Place`] from where
+    /// it settled, in the heading it faced then; `None` once the simulation is no longer a
+    /// number.
     pub fn feel(&mut self, legs: &[[f64; 3]; 4], others: &[f64]) -> Option<Place> {
         let from: Vec<f64> = self.angles.clone();
         for k in 1..=self.steps {

@@ -1,7 +1,8 @@
 //! Walks where the performer walks: the performer's travel (`retarget::locomotion`)
-//! becomes the path the crawl follows (`gait`), scaled by leg length (the robot's leg
-//! over the performer's), and the crawl's leg angles replace the retargeted legs on its
-//! rows, eased in from the gesture before and out to the gesture after.
+//! becomes the path the walk follows (`gait`: a crawl or a trot), scaled by leg length
+//! (the robot's leg over the performer's), and the walk's leg angles replace the
+//! retargeted legs on its rows, eased in from the gesture before and out to the gesture
+//! after.
 
 use super::gait::{smooth, Gait, Place, Style};
 use super::plan::Walk;
@@ -14,9 +15,9 @@ use glam::DVec2;
 /// How a walk knows where its body is, to steer by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Steering {
-    /// By where the simulated body goes as the crawl is made ([`super::floor`]).
+    /// By where the simulated body goes as the walk is made ([`super::floor`]).
     Felt,
-    /// By the crawl's own reckoning, which knows no slip (without the simulation).
+    /// By the walk's own reckoning, which knows no slip (without the simulation).
     Reckoned,
 }
 
@@ -158,7 +159,7 @@ fn walk_for(
     }
 }
 
-/// The crawl for `path` felt on the simulated floor (`floor`): its first row plays at
+/// The walk for `path` felt on the simulated floor (`floor`): its first row plays at
 /// row `first` of the performance, the joints other than the legs as the performer's
 /// tracks have them there (the stand where they have none). `None` where the profile
 /// cannot be simulated.
@@ -247,7 +248,7 @@ pub fn not_walked(span: &Span) -> Option<&'static str> {
     }
 }
 
-/// Lays `walks` onto `grid`: the crawl's leg angles on its rows, blended with the rows
+/// Lays `walks` onto `grid`: the walks' leg angles on its rows, blended with the rows
 /// around it over [`BLEND_S`], then every leg joint within its limits and speed.
 pub fn apply(grid: &mut Grid, walks: &[Walk], profile: &Profile) {
     let row_s = grid.step_s();
