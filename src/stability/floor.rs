@@ -14,6 +14,7 @@ use glam::{DQuat, DVec2, DVec3};
 use super::body::Body;
 use super::gait::Place;
 use super::physics::{Robot, SERVO_TORQUE_NM, SETTLE_S};
+use crate::keyframes;
 use crate::mtn::DENSE_FRAME_MS;
 use crate::robot::legs::wrap;
 use crate::robot::profile::Profile;
@@ -28,6 +29,10 @@ pub struct Floor {
     joints: [[usize; 3]; 4],
     /// The simulation's 8 ms frames in one row.
     steps: usize,
+    /// Each joint's limits, and its largest move in one row, as the written motion
+    /// keeps them (`keyframes::bound`): the floor plays the walk as it will be written.
+    limits: Vec<Option<(f64, f64)>>,
+    max_step: Vec<Option<f64>>,
     /// Where the body stood and faced once it had settled, and its heading so far
     /// (unwrapped, radians).
     start: DVec3,
@@ -65,7 +70,14 @@ impl Floor {
         robot.hold(SETTLE_S);
         let heading = yaw(robot.attitude());
         let steps = ((row_s * 1000.0 / DENSE_FRAME_MS as f64).round() as usize).max(1);
+        let row_ms = (steps as u64 * DENSE_FRAME_MS).min(u64::from(u32::MAX)) as u32;
         Some(Floor {
+            limits: profile
+                .joints
+                .iter()
+                .map(|j| j.limits.map(|l| (l.min, l.max)))
+                .collect(),
+            max_step: keyframes::max_steps(profile, row_ms),
             start: robot.position_mm(),
             start_heading: heading,
             heading,
@@ -83,17 +95,31 @@ impl Floor {
     /// number.
     pub fn feel(&mut self, legs: &[[f64; 3]; 4], others: &[f64]) -> Option<Place> {
         let from: Vec<f64> = self.angles.clone();
+        let mut to = from.clone();
+        for (j, &a) in others.iter().enumerate().take(to.len()) {
+            to[j] = a;
+        }
+        for (leg, angles) in self.joints.iter().zip(legs) {
+            for (&j, &a) in leg.iter().zip(angles) {
+                if let Some(c) = to.get_mut(j) {
+                    *c = a;
+                }
+            }
+        }
+        // Within limits, and no faster than a row's move, as the written motion has it.
+        for (j, a) in to.iter_mut().enumerate() {
+            // (max then min: a profile's figures can never make this panic, as clamp can.)
+            if let Some(Some((min, max))) = self.limits.get(j) {
+                *a = a.max(*min).min(*max);
+            }
+            if let Some(Some(step)) = self.max_step.get(j) {
+                *a = from[j] + (*a - from[j]).max(-step).min(*step);
+            }
+        }
         for k in 1..=self.steps {
             let t = k as f64 / self.steps as f64;
-            for (j, &a) in others.iter().enumerate().take(self.angles.len()) {
-                self.angles[j] = from[j] + (a - from[j]) * t;
-            }
-            for (leg, angles) in self.joints.iter().zip(legs) {
-                for (&j, &a) in leg.iter().zip(angles) {
-                    if let Some(c) = self.angles.get_mut(j) {
-                        *c = from[j] + (a - from[j]) * t;
-                    }
-                }
+            for (j, c) in self.angles.iter_mut().enumerate() {
+                *c = from[j] + (to[j] - from[j]) * t;
             }
             self.robot.step(&self.angles);
         }

@@ -284,9 +284,11 @@ pub fn apply(grid: &mut Grid, walks: &[Walk], profile: &Profile) {
         for (k, legs) in walk.gait.legs.iter().enumerate() {
             set(grid, rows.start + k, legs, 1.0);
         }
-        // The blends keep within each joint's limits and speed: eased from the walk's ends.
+        // The blends keep within each joint's limits and speed: eased from the walk's ends,
+        // and on until each joint has caught up with the gesture after the walk (bounded
+        // only to the blend's end, a joint that lagged there jumped to the next row).
         let from = rows.start.saturating_sub(blend);
-        let to = (rows.end + blend).min(grid.rows.len());
+        let to = grid.rows.len();
         for leg in &joints {
             for &j in leg {
                 let mut track: Vec<f64> =
