@@ -301,3 +301,56 @@ pub fn apply(grid: &mut Grid, walks: &[Walk], profile: &Profile) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stability::gait::Walked;
+
+    #[test]
+    fn a_joint_that_lags_at_the_walk_s_end_catches_up_within_its_speed() {
+        let profile = Profile::builtin("ERS-210").unwrap();
+        let gait = Gait::of(&profile).unwrap();
+        let joints = gait.joints();
+        let frame_ms = 16;
+        // Every joint at 0 around a walk of 20 rows whose legs swing far and fast, with
+        // the rows after it back at 0: the blend out cannot get there in time.
+        let columns = 3 + profile.joints.len();
+        let mut grid = Grid {
+            rows: vec![vec![0.0; columns]; 100],
+            frame_ms,
+        };
+        let legs: Vec<[[f64; 3]; 4]> = (0..20)
+            .map(|k| [[if k % 2 == 0 { -0.6 } else { 0.6 }, 0.2, 1.2]; 4])
+            .collect();
+        let walk = Walk {
+            start: 30,
+            gait: Walked {
+                legs,
+                joints,
+                steps: Vec::new(),
+                slowed: 1.0,
+                travel: (DVec2::ZERO, 0.0),
+            },
+            source_s: (0.0, 1.0),
+            path: Vec::new(),
+        };
+        apply(&mut grid, &[walk], &profile);
+        let max_step = keyframes::max_steps(&profile, frame_ms);
+        for leg in joints {
+            for j in leg {
+                let step = max_step[j].unwrap();
+                let track: Vec<f64> = grid.rows.iter().map(|r| r[3 + j]).collect();
+                for (k, pair) in track.windows(2).enumerate() {
+                    let moved = (pair[1] - pair[0]).abs();
+                    assert!(
+                        moved <= step + 1e-12,
+                        "joint {j}, row {k}: {moved} over {step}"
+                    );
+                }
+                // And it does get back to the gesture after the walk.
+                assert_eq!(track.last(), Some(&0.0), "joint {j}");
+            }
+        }
+    }
+}
