@@ -188,10 +188,12 @@ impl Stage {
             } else {
                 String::new()
             };
+            // The legs' own reckoning: where a floor without slip would take the body (a
+            // walk steered by the simulated floor asks more, to make up the slip).
             let _ = writeln!(
                 t,
-                "    walks where the performer travels from {:.1} s to {:.1} s: {} steps in {:.1} s, \
-                 {:.0} mm forward and {:.0} mm to the left, turning {:.0}°{slowed}",
+                "    walks where the performer travels from {:.1} s to {:.1} s: {} steps in {:.1} s{slowed}; \
+                 its strides alone reckon {:.0} mm forward and {:.0} mm to the left, turning {:.0}°",
                 w.from_s, w.to_s, w.steps, w.walks_s, w.forward_mm, w.left_mm, w.turn_deg
             );
         }
