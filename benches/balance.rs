@@ -104,9 +104,8 @@ fn balance(c: &mut Criterion) {
         ] {
             group.bench_function(name, |b| {
                 b.iter(|| {
-                    let row_s = grid.step_s();
                     let lead = plan.padding.lead;
-                    let walks = walking::plan(&travel, &tracks, &profile, row_s, lead, way);
+                    let walks = walking::plan(&travel, &tracks, &profile, &grid, lead, way);
                     let mut walked = balanced.grid.clone();
                     walking::apply(&mut walked, black_box(&walks), &profile);
                     walked

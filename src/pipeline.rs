@@ -295,7 +295,7 @@ pub fn planned(
     let mut padded = grid.padded(plan.padding.lead, plan.padding.tail);
     if !travel.is_empty() {
         let row_s = grid.step_s();
-        plan.walks = walking::plan(travel, tracks, profile, row_s, plan.padding.lead, way);
+        plan.walks = walking::plan(travel, tracks, profile, &padded, plan.padding.lead, way);
         let blend = walking::blend_rows(row_s);
         let held: Vec<(usize, usize)> = plan
             .walks

@@ -64,10 +64,11 @@ pub fn plan(
     travel: &[Span],
     tracks: &Tracks,
     profile: &Profile,
-    row_s: f64,
+    grid: &Grid,
     lead: usize,
     way: Way,
 ) -> Vec<Walk> {
+    let row_s = grid.step_s();
     let Some(gait) = Gait::styled(profile, way.style) else {
         return Vec::new();
     };
@@ -108,7 +109,7 @@ pub fn plan(
         let walk = walk_for(
             &gait,
             profile,
-            tracks,
+            grid,
             way.steering,
             &velocities,
             tracks.frame_time,
@@ -129,7 +130,7 @@ pub fn plan(
 fn walk_for(
     gait: &Gait,
     profile: &Profile,
-    tracks: &Tracks,
+    grid: &Grid,
     steering: Steering,
     velocities: &[[f64; 3]],
     frame_s: f64,
@@ -146,7 +147,7 @@ fn walk_for(
     let path = performer_path(velocities, frame_s, gait.leg_mm, first..=last, row_s);
     let until = until.map(|u| u.saturating_sub(lead + first));
     let walked = match steering {
-        Steering::Felt => felt_walk(gait, &path, row_s, until, profile, tracks, first),
+        Steering::Felt => felt_walk(gait, &path, until, profile, grid, lead + first),
         Steering::Reckoned => None,
     }
     .unwrap_or_else(|| gait.walk(&path, row_s, until, None));
@@ -160,39 +161,26 @@ fn walk_for(
 }
 
 /// The walk for `path` felt on the simulated floor (`floor`): its first row plays at
-/// row `first` of the performance, the joints other than the legs as the performer's
-/// tracks have them there (the stand where they have none). `None` where the profile
-/// cannot be simulated.
+/// row `first` of `grid`, the joints other than the legs as the grid has them there (its
+/// last row once the walk runs past it). `None` where the profile cannot be simulated.
 #[cfg(feature = "physics")]
 fn felt_walk(
     gait: &Gait,
     path: &[Place],
-    row_s: f64,
     until: Option<usize>,
     profile: &Profile,
-    tracks: &Tracks,
+    grid: &Grid,
     first: usize,
 ) -> Option<super::gait::Walked> {
+    let row_s = grid.step_s();
     let proof_torque = crate::pipeline::PROOF_TORQUE;
     let mut floor = super::floor::Floor::new(profile, gait.joints(), row_s, proof_torque)?;
-    let stand = &profile.postures.get("stand")?.joints;
-    let last_frame = tracks.frames.saturating_sub(1);
-    let mut row = first;
+    let mut rows = grid.rows.iter().skip(first);
+    let mut others = grid.rows.get(first)?;
     let mut felt = |legs: &[[f64; 3]; 4], _reckoned| {
-        let frame = ((row as f64 * row_s / tracks.frame_time).round() as usize).min(last_frame);
-        row += 1;
-        let others: Vec<f64> = stand
-            .iter()
-            .enumerate()
-            .map(|(j, &standing)| {
-                let track = tracks.joints.get(j).and_then(Option::as_ref);
-                track
-                    .and_then(|t| t.get(frame))
-                    .copied()
-                    .unwrap_or(standing)
-            })
-            .collect();
-        floor.feel(legs, &others)
+        others = rows.next().unwrap_or(others);
+        // Grid rows: body roll, pitch and yaw, then the joints.
+        floor.feel(legs, others.get(3..).unwrap_or_default())
     };
     Some(gait.walk(path, row_s, until, Some(&mut felt)))
 }
@@ -202,10 +190,9 @@ fn felt_walk(
 fn felt_walk(
     _: &Gait,
     _: &[Place],
-    _: f64,
     _: Option<usize>,
     _: &Profile,
-    _: &Tracks,
+    _: &Grid,
     _: usize,
 ) -> Option<super::gait::Walked> {
     None
