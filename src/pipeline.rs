@@ -253,7 +253,15 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
         Locomotion::Walk => &travel[..],
         Locomotion::InPlace => &[],
     };
-    let (keyed, kept) = walked(&tracks, walks, &grid, unbalanced, profile, options, margin)?;
+    let from = Balancing {
+        tracks: &tracks,
+        travel: walks,
+        grid: &grid,
+        profile,
+        options,
+        margin,
+    };
+    let (keyed, kept) = walked(&from, unbalanced)?;
     Ok(Built {
         motion: keyed.motion,
         tracks,
@@ -325,20 +333,9 @@ pub fn planned(
 /// stays up and its body ends nearer where the performer's does, facing the same way,
 /// having come as far ([`PathFigures::miss`]). Without the simulation, the crawl steers
 /// by its own reckoning.
-fn walked(
-    tracks: &Tracks,
-    travel: &[Span],
-    grid: &keyframes::Grid,
-    unbalanced: Keyframed,
-    profile: &Profile,
-    options: &BuildOptions,
-    margin: f64,
-) -> Result<(Keyframed, Kept), BuildError> {
-    let build = |way, unbalanced| {
-        keep_balance(
-            tracks, travel, grid, unbalanced, profile, options, margin, way,
-        )
-    };
+fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), BuildError> {
+    let (travel, profile) = (from.travel, from.profile);
+    let build = |way, unbalanced| keep_balance(from, unbalanced, way);
     #[cfg(feature = "physics")]
     if let Some(gait) = crate::stability::gait::Gait::of(profile) {
         use crate::stability::gait::Style;
@@ -394,18 +391,33 @@ fn walked(
     build(Way::RECKONED_CRAWL, unbalanced)
 }
 
-/// The balance stage, keyframes and the proof, repaired where the proof finds a fall.
-#[allow(clippy::too_many_arguments)]
-fn keep_balance(
-    tracks: &Tracks,
-    travel: &[Span],
-    grid: &keyframes::Grid,
-    unbalanced: Keyframed,
-    profile: &Profile,
-    options: &BuildOptions,
+/// What the balance stage builds from, whichever way the robot walks.
+#[derive(Clone, Copy)]
+struct Balancing<'a> {
+    tracks: &'a Tracks,
+    /// Where the performer travels (none: the robot treads in place).
+    travel: &'a [Span],
+    grid: &'a keyframes::Grid,
+    profile: &'a Profile,
+    options: &'a BuildOptions,
+    /// The margin the stage keeps, mm.
     margin: f64,
+}
+
+/// The balance stage, keyframes and the proof, repaired where the proof finds a fall.
+fn keep_balance(
+    from: &Balancing,
+    unbalanced: Keyframed,
     way: Way,
 ) -> Result<(Keyframed, Kept), BuildError> {
+    let Balancing {
+        tracks,
+        travel,
+        grid,
+        profile,
+        options,
+        margin,
+    } = *from;
     let neutral = retarget::neutral_pose(profile, &options.retarget);
     let stage = Stage::new(profile, grid.frame_ms, &neutral)?;
     let (mut plan, grid) = planned(&stage, tracks, profile, grid, travel, way);
