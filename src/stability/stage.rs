@@ -97,6 +97,9 @@ const PLANTED_KNEE_MORE: f64 = 0.52;
 const TRUST_MM: f64 = 3.0;
 const TRUST_RAD: f64 = 0.08;
 
+/// The program runs again over a walk's last this many seconds (see `Stage::balance`).
+const WALK_SETTLE_S: f64 = 1.0;
+
 /// Linearise-and-solve rounds per row.
 const ROUNDS: usize = 4;
 
@@ -273,8 +276,37 @@ impl Stage {
         // The ramped margins of the weight shift in progress: the paw it is for, and the
         // distance of the centre of mass inside each edge when it began.
         let mut shift: Option<(usize, Vec<f64>)> = None;
+        // The rows whose legs a walk writes, but for its last stretch: there the program
+        // runs again, so that the stage's legs have settled where they follow the
+        // performer by the time the walk blends back into them.
+        let settle = (WALK_SETTLE_S * 1000.0 / f64::from(grid.frame_ms)).ceil() as usize;
+        let walked: Vec<std::ops::Range<usize>> = plan
+            .walks
+            .iter()
+            .map(|w| {
+                let rows = w.rows();
+                rows.start..rows.end.saturating_sub(settle)
+            })
+            .collect();
         for (k, grid_row) in grid.rows.iter().enumerate() {
             let mut angles: Vec<f64> = grid_row.iter().skip(3).copied().collect();
+            if walked.iter().any(|w| w.contains(&k)) {
+                // A walk writes the legs here, from the stand: no program to solve. The
+                // body stands as the walk carries it (the stand's height and attitude,
+                // which the judges read), the head after the performer's.
+                let x = self.follow_head(&prev, &angles, k == 0);
+                let e = self.kin.evaluate(&x, &mut angles);
+                reports.push(RowReport {
+                    shift_mm: e.com.truncate().distance(self.standing.com),
+                    short_mm: 0.0,
+                    held: false,
+                    body_mm: body_offset(&x, &self.standing.x),
+                });
+                rows.push(self.row_out(&x, grid_row, &angles));
+                shift = None;
+                prev = x;
+                continue;
+            }
             let phases: [Phase; 4] = std::array::from_fn(|p| plan.phase(k, p));
             // A paw held down while its limb gestures stands as it stood: following the
             // raised arm would drag the body after it.
@@ -342,15 +374,9 @@ impl Stage {
                 shift_mm: e.com.truncate().distance(self.standing.com),
                 short_mm: short,
                 held,
-                body_mm: DVec3::new(x[0], x[1], x[2])
-                    - DVec3::new(self.standing.x[0], self.standing.x[1], self.standing.x[2]),
+                body_mm: body_offset(&x, &self.standing.x),
             });
-            let mut out = Vec::with_capacity(grid_row.len());
-            out.push(x[3]);
-            out.push(x[4]);
-            out.push(grid_row.get(2).copied().unwrap_or(0.0));
-            out.extend(angles.iter().copied());
-            rows.push(out);
+            rows.push(self.row_out(&x, grid_row, &angles));
             prev = x;
         }
         Balanced {
@@ -361,6 +387,38 @@ impl Stage {
             plan: plan.clone(),
             rows: reports,
         }
+    }
+
+    /// A grid row from variables `x`: the body's roll and pitch, the grid's yaw, then
+    /// every joint.
+    fn row_out(&self, x: &[f64], grid_row: &[f64], angles: &[f64]) -> Vec<f64> {
+        let mut out = Vec::with_capacity(grid_row.len());
+        out.push(x[3]);
+        out.push(x[4]);
+        out.push(grid_row.get(2).copied().unwrap_or(0.0));
+        out.extend(angles.iter().copied());
+        out
+    }
+
+    /// The stand on its spots, with the head's joints moved from `prev` toward `targets`
+    /// (every profile joint) as far as their speed (unbounded on the `first` row, which
+    /// the ramp from the posture leads into) and limits allow.
+    fn follow_head(&self, prev: &[f64], targets: &[f64], first: bool) -> Vec<f64> {
+        let mut x = self.standing.x.clone();
+        for (v, &j) in self.kin.joints.iter().enumerate() {
+            if !self.head[v] {
+                continue;
+            }
+            let i = BODY_VARIABLES + v;
+            let (min, max) = self.limits[v];
+            let step = if first { f64::INFINITY } else { self.steps[v] };
+            x[i] = targets[j]
+                .min(prev[i] + step)
+                .max(prev[i] - step)
+                .min(max)
+                .max(min);
+        }
+        x
     }
 
     /// Rows leg `paw` needs to come down from angles `from` to `onto` (J1, J2, J3) at the
@@ -807,6 +865,11 @@ struct Weights<'a> {
 }
 
 /// Solves a 3×3 system (Cramer's rule); `None` where it is singular.
+/// Where the body of variables `x` is against `standing`'s, mm.
+fn body_offset(x: &[f64], standing: &[f64]) -> DVec3 {
+    DVec3::new(x[0], x[1], x[2]) - DVec3::new(standing[0], standing[1], standing[2])
+}
+
 fn solve3(a: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
     let det = |m: [[f64; 3]; 3]| {
         m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
