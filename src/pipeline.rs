@@ -379,6 +379,16 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
             let mut best: Option<(Keyframed, Kept)> = None;
             for built in built {
                 let built = built?;
+                let (falls, miss) = rank(&built.1);
+                tracing::debug!(
+                    "walking in a {}: {}, path miss {miss:.2} ({})",
+                    built.1.way.style.name,
+                    if falls { "falls" } else { "stays up" },
+                    built
+                        .1
+                        .path_figures()
+                        .map_or_else(String::new, |p| p.text())
+                );
                 if best.as_ref().is_none_or(|b| rank(&built.1) < rank(&b.1)) {
                     best = Some(built);
                 }

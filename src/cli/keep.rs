@@ -145,7 +145,7 @@ impl Stage {
             "likeness_without": self.without.as_ref().map(super::build::likeness_json),
             "walks": self.walks,
             "path": self.path,
-            "gait": self.way.map(|w| if w.style == Style::TROT { "trot" } else { "crawl" }),
+            "gait": self.way.map(|w| w.style.name),
             "steering": self.way.map(|w| match w.steering {
                 Steering::Felt => "felt",
                 Steering::Reckoned => "reckoned",

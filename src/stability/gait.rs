@@ -36,6 +36,8 @@ use crate::robot::profile::Profile;
 /// may be.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Style {
+    /// What people call it: "crawl", "trot".
+    pub name: &'static str,
     /// When each paw's swing starts in the cycle, in [`plan::PAWS`](super::plan::PAWS)
     /// order (lf, rf, lh, rh).
     swing_at: [f64; 4],
@@ -53,6 +55,7 @@ impl Style {
     /// The statically stable crawl: left hind first, then left front, right hind, right
     /// front, a fifth of the cycle each.
     pub const CRAWL: Style = Style {
+        name: "crawl",
         swing_at: [0.25, 0.75, 0.0, 0.5],
         swing_share: 0.2,
         sway_mm: 30.0,
@@ -64,6 +67,7 @@ impl Style {
     /// The trot: left front with right hind, then right front with left hind, two fifths
     /// of the cycle each, twice as quick as the crawl at most.
     pub const TROT: Style = Style {
+        name: "trot",
         swing_at: [0.0, 0.5, 0.5, 0.0],
         swing_share: 0.4,
         sway_mm: 0.0,
