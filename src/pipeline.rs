@@ -283,7 +283,9 @@ pub fn default_margin(profile: &Profile) -> f64 {
 
 /// The contact plan for `grid`, and the grid padded as the plan asks (see
 /// [`plan::Padding`]). The robot walks over the spans of `travel` (none: it treads in
-/// place), and no gesture lifts a paw there.
+/// place), and no gesture lifts a paw there. Walks felt on the simulated floor are felt
+/// in the motion as it plays up to each ([`walking::felt_in_context`]), its stage kept
+/// at `margin` mm.
 pub fn planned(
     stage: &Stage,
     tracks: &Tracks,
@@ -291,37 +293,75 @@ pub fn planned(
     grid: &keyframes::Grid,
     travel: &[Span],
     way: Way,
+    margin: f64,
 ) -> (Plan, keyframes::Grid) {
     let landing_rows = |row: usize, paw: usize| stage.landing_rows_from(&grid.rows[row], paw);
-    let mut plan = plan::plan(
+    let standing = plan::plan(
         tracks,
         profile,
         grid.rows.len(),
         grid.step_s(),
         &landing_rows,
     );
+    if travel.is_empty() {
+        let padded = grid.padded(standing.padding.lead, standing.padding.tail);
+        return (standing, padded);
+    }
+    let padded = grid.padded(standing.padding.lead, standing.padding.tail);
+    let lead = standing.padding.lead;
+    #[cfg(feature = "physics")]
+    let walks = match way.steering {
+        walking::Steering::Felt => {
+            // Where and how far each walk goes, reckoned; then each felt in its place.
+            let walks = walking::plan(travel, tracks, profile, &padded, lead, way.style);
+            let mut motion = |walks: &[plan::Walk], end: usize| {
+                let (plan, grid) = walked_plan(&standing, grid, walks.to_vec());
+                let margins = vec![margin; grid.rows.len()];
+                let mut rows = stage.balance_rows(&grid, &plan, &margins, end).grid;
+                walking::apply(&mut rows, &plan.walks, profile);
+                rows
+            };
+            walking::felt_in_context(walks, profile, way.style, grid.step_s(), &mut motion)
+        }
+        walking::Steering::Reckoned => {
+            walking::plan(travel, tracks, profile, &padded, lead, way.style)
+        }
+    };
+    #[cfg(not(feature = "physics"))]
+    let (walks, _) = (
+        walking::plan(travel, tracks, profile, &padded, lead, way.style),
+        margin,
+    );
+    walked_plan(&standing, grid, walks)
+}
+
+/// The plan `standing` (the contact plan without walks) with `walks`: every paw held down
+/// around them, and `grid` padded for the last to finish.
+fn walked_plan(
+    standing: &Plan,
+    grid: &keyframes::Grid,
+    walks: Vec<plan::Walk>,
+) -> (Plan, keyframes::Grid) {
+    let mut plan = standing.clone();
+    plan.walks = walks;
+    let blend = walking::blend_rows(grid.step_s());
+    let held: Vec<(usize, usize)> = plan
+        .walks
+        .iter()
+        .map(|w| (w.start.saturating_sub(blend), w.rows().end + blend))
+        .collect();
+    for (from, to) in held {
+        plan.hold(from, to);
+    }
+    // A walk still under way at the performance's end finishes after it: its steps
+    // home and its sway back play while the performer's last pose is held.
     let mut padded = grid.padded(plan.padding.lead, plan.padding.tail);
-    if !travel.is_empty() {
-        let row_s = grid.step_s();
-        plan.walks = walking::plan(travel, tracks, profile, &padded, plan.padding.lead, way);
-        let blend = walking::blend_rows(row_s);
-        let held: Vec<(usize, usize)> = plan
-            .walks
-            .iter()
-            .map(|w| (w.start.saturating_sub(blend), w.rows().end + blend))
-            .collect();
-        for (from, to) in held {
-            plan.hold(from, to);
-        }
-        // A walk still under way at the performance's end finishes after it: its steps
-        // home and its sway back play while the performer's last pose is held.
-        let needed = plan.walks.last().map_or(0, |w| w.rows().end + blend);
-        if needed > padded.rows.len() {
-            let extra = needed - padded.rows.len();
-            plan.padding.tail += extra;
-            plan.rows += extra;
-            padded = grid.padded(plan.padding.lead, plan.padding.tail);
-        }
+    let needed = plan.walks.last().map_or(0, |w| w.rows().end + blend);
+    if needed > padded.rows.len() {
+        let extra = needed - padded.rows.len();
+        plan.padding.tail += extra;
+        plan.rows += extra;
+        padded = grid.padded(plan.padding.lead, plan.padding.tail);
     }
     (plan, padded)
 }
@@ -430,7 +470,7 @@ fn keep_balance(
     } = *from;
     let neutral = retarget::neutral_pose(profile, &options.retarget);
     let stage = Stage::new(profile, grid.frame_ms, &neutral)?;
-    let (mut plan, grid) = planned(&stage, tracks, profile, grid, travel, way);
+    let (mut plan, grid) = planned(&stage, tracks, profile, grid, travel, way, margin);
     let grid = &grid;
     let rows = grid.rows.len();
     let mut margins = vec![margin; rows];

@@ -358,6 +358,48 @@ fn while_the_robot_walks_its_head_follows_the_performer_s_and_its_body_stands_as
     assert!(hi - lo < 1_000, "body pitch {lo}..{hi} µrad while walking");
 }
 
+/// The walks of a build felt on the simulated floor in their place end where the
+/// proof, simulating the written motion on its own, has the body then: the steering
+/// saw what the robot will do.
+#[test]
+fn a_walk_ends_where_the_floor_it_steered_by_had_it() {
+    for (model, path) in [("ERS-7", circle().1), ("ERS-210", straight(1.2))] {
+        let text = walking_bvh(&path, FRAME_S);
+        let clip = bvh::read(text.as_bytes()).unwrap();
+        let profile = Profile::builtin(model).unwrap();
+        let built = pipeline::build(&clip, &profile, &BuildOptions::default()).unwrap();
+        let kept = built.balance.as_ref().unwrap();
+        let walk = &kept.plan.walks[0];
+        let felt = walk.felt_end.expect("felt on the simulated floor");
+        // Rows play from the motion's performance start, less the plan's lead.
+        let row_ms = u64::from(kept.row_ms);
+        let first_row_ms = built.source_start_ms - kept.plan.padding.lead as u64 * row_ms;
+        let end_ms = first_row_ms + walk.rows().end as u64 * row_ms;
+        let proof = kept
+            .physics
+            .path
+            .iter()
+            .min_by_key(|p| p.t_ms.abs_diff(end_ms))
+            .unwrap();
+        let apart = ((felt.at.x - proof.x_mm).powi(2) + (felt.at.y - proof.y_mm).powi(2)).sqrt();
+        let turned = felt.heading.to_degrees() - proof.heading_deg;
+        // Not to the millimetre: the proof plays the written keyframes (within 0.5° of
+        // the rows the floor played) from the start posture's ramp, and slip is chaotic
+        // (the ERS-210's straight walk ends 11° apart; a walk felt alone, from the stand,
+        // ended the zombie's 46° apart).
+        assert!(
+            apart < 40.0 && turned.abs() < 15.0,
+            "{model}: felt {felt:?}, the proof at {} ms {proof:?}",
+            end_ms
+        );
+        // It walked: away (the straight walk), or round (the circle comes back).
+        assert!(
+            felt.at.length() > 150.0 || felt.heading.abs() > 5.0,
+            "{model}: {felt:?}"
+        );
+    }
+}
+
 #[test]
 fn a_walk_round_a_circle_walks_the_robot_round() {
     let (_, path) = circle();

@@ -137,6 +137,16 @@ pub struct Place {
     pub heading: f64,
 }
 
+impl Place {
+    /// This place as seen from `origin`: from there, in the heading it faced.
+    pub fn seen_from(self, origin: Place) -> Place {
+        Place {
+            at: DVec2::from_angle(-origin.heading).rotate(self.at - origin.at),
+            heading: self.heading - origin.heading,
+        }
+    }
+}
+
 /// Where the body is once a row's leg angles (as [`Walked::legs`]) have played, as a
 /// [`Place`] from where the walk started, given also where the crawl reckons it is then;
 /// `None` when it cannot tell.

@@ -270,6 +270,12 @@ impl Stage {
 
     /// Balances `grid` as `plan` says, keeping `margin[row]` mm inside the support.
     pub fn balance(&self, grid: &Grid, plan: &Plan, margin: &[f64]) -> Balanced {
+        self.balance_rows(grid, plan, margin, grid.rows.len())
+    }
+
+    /// [`Stage::balance`] of the grid's first `end` rows only (the rows after them do not
+    /// change these).
+    pub fn balance_rows(&self, grid: &Grid, plan: &Plan, margin: &[f64], end: usize) -> Balanced {
         let mut rows = Vec::with_capacity(grid.rows.len());
         let mut reports = Vec::with_capacity(grid.rows.len());
         let mut prev = self.standing.x.clone();
@@ -288,7 +294,7 @@ impl Stage {
                 rows.start..rows.end.saturating_sub(settle)
             })
             .collect();
-        for (k, grid_row) in grid.rows.iter().enumerate() {
+        for (k, grid_row) in grid.rows.iter().enumerate().take(end) {
             let mut angles: Vec<f64> = grid_row.iter().skip(3).copied().collect();
             if walked.iter().any(|w| w.contains(&k)) {
                 // A walk writes the legs here, from the stand: no program to solve. The

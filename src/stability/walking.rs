@@ -56,20 +56,21 @@ pub fn blend_rows(row_s: f64) -> usize {
 }
 
 /// The walks for the performer's travel (`travel`: the take's spans of locomotion), on a
-/// grid of rows `row_s` apart whose performance starts at row `lead`. Travel spans
-/// closer than [`JOIN_S`] are one walk; each walk is back in the stand before the next
-/// blends in. The last walk may run past the performance's end: the grid must be padded
-/// to hold it. `way` says in which style the robot walks and how it steers.
+/// grid of rows `row_s` apart whose performance starts at row `lead`, in `style`, each
+/// steered by its own reckoning ([`felt_in_context`] steers them by the simulated
+/// floor). Travel spans closer than [`JOIN_S`] are one walk; each walk is back in the
+/// stand before the next blends in. The last walk may run past the performance's end:
+/// the grid must be padded to hold it.
 pub fn plan(
     travel: &[Span],
     tracks: &Tracks,
     profile: &Profile,
     grid: &Grid,
     lead: usize,
-    way: Way,
+    style: Style,
 ) -> Vec<Walk> {
     let row_s = grid.step_s();
-    let Some(gait) = Gait::styled(profile, way.style) else {
+    let Some(gait) = Gait::styled(profile, style) else {
         return Vec::new();
     };
     // Travel only, and far enough to be worth the walk's sway in and out and its steps
@@ -108,9 +109,6 @@ pub fn plan(
             .map(|next| row_of(next.0).saturating_sub(2 * blend + 1));
         let walk = walk_for(
             &gait,
-            profile,
-            grid,
-            way.steering,
             &velocities,
             tracks.frame_time,
             (start_s, end_s),
@@ -126,12 +124,8 @@ pub fn plan(
 }
 
 /// The walk over the performance's seconds `span`.
-#[allow(clippy::too_many_arguments)]
 fn walk_for(
     gait: &Gait,
-    profile: &Profile,
-    grid: &Grid,
-    steering: Steering,
     velocities: &[[f64; 3]],
     frame_s: f64,
     span: (f64, f64),
@@ -146,56 +140,88 @@ fn walk_for(
     );
     let path = performer_path(velocities, frame_s, gait.leg_mm, first..=last, row_s);
     let until = until.map(|u| u.saturating_sub(lead + first));
-    let walked = match steering {
-        Steering::Felt => felt_walk(gait, &path, until, profile, grid, lead + first),
-        Steering::Reckoned => None,
-    }
-    .unwrap_or_else(|| gait.walk(&path, row_s, until, None));
-    let first = lead + first;
     Walk {
-        start: first,
-        gait: walked,
+        start: lead + first,
+        gait: gait.walk(&path, row_s, until, None),
         source_s: span,
         path,
+        felt_end: None,
     }
 }
 
-/// The walk for `path` felt on the simulated floor (`floor`): its first row plays at
-/// row `first` of `grid`, the joints other than the legs as the grid has them there (its
-/// last row once the walk runs past it). `None` where the profile cannot be simulated.
+/// The `walks` felt again in order, each in the motion as it plays up to its start: the
+/// simulated robot plays every row before it (the gestures, the blends, the walks
+/// before), then the walk steers from where that left the body. Alone, from the stand,
+/// a walk ends where slip took it there, which in the whole motion it may not (the
+/// zombie's on the ERS-210 ended 46° apart). `motion(walks, end)` gives the motion's
+/// grid rows up to row `end` with those walks laid on; `row_s` apart. Walks the robot
+/// cannot be simulated for are left as they are.
 #[cfg(feature = "physics")]
-fn felt_walk(
-    gait: &Gait,
-    path: &[Place],
-    until: Option<usize>,
+pub fn felt_in_context(
+    mut walks: Vec<Walk>,
     profile: &Profile,
-    grid: &Grid,
-    first: usize,
-) -> Option<super::gait::Walked> {
-    let row_s = grid.step_s();
-    let proof_torque = crate::pipeline::PROOF_TORQUE;
-    let mut floor = super::floor::Floor::new(profile, gait.joints(), row_s, proof_torque)?;
-    let mut rows = grid.rows.iter().skip(first);
-    let mut others = grid.rows.get(first)?;
-    let mut felt = |legs: &[[f64; 3]; 4], _reckoned| {
-        others = rows.next().unwrap_or(others);
-        // Grid rows: body roll, pitch and yaw, then the joints.
-        floor.feel(legs, others.get(3..).unwrap_or_default())
+    style: Style,
+    row_s: f64,
+    motion: &mut dyn FnMut(&[Walk], usize) -> Grid,
+) -> Vec<Walk> {
+    let Some(gait) = Gait::styled(profile, style) else {
+        return walks;
     };
-    Some(gait.walk(path, row_s, until, Some(&mut felt)))
-}
-
-/// Without the simulation there is no floor to feel.
-#[cfg(not(feature = "physics"))]
-fn felt_walk(
-    _: &Gait,
-    _: &[Place],
-    _: Option<usize>,
-    _: &Profile,
-    _: &Grid,
-    _: usize,
-) -> Option<super::gait::Walked> {
-    None
+    let torque = crate::pipeline::PROOF_TORQUE;
+    let Some(mut floor) = super::floor::Floor::new(profile, gait.joints(), row_s, torque) else {
+        return walks;
+    };
+    let blend = blend_rows(row_s);
+    let (mut played, mut here) = (0, Place::default());
+    for i in 0..walks.len() {
+        let start = walks[i].start;
+        let grid = motion(&walks, walks[i].rows().end);
+        for row in grid.rows.iter().take(start).skip(played) {
+            match floor.play(row.get(3..).unwrap_or_default()) {
+                Some(place) => here = place,
+                None => return walks,
+            }
+        }
+        // As `plan` has it: back in the stand before the next walk blends in.
+        let until = walks.get(i + 1).map(|next| {
+            next.start
+                .saturating_sub(2 * blend + 1)
+                .saturating_sub(start)
+        });
+        let origin = here;
+        let mut rows = grid.rows.iter().skip(start);
+        let Some(mut others) = grid.rows.get(start) else {
+            return walks;
+        };
+        let mut lost = false;
+        let mut felt = |legs: &[[f64; 3]; 4], _reckoned| {
+            others = rows.next().unwrap_or(others);
+            let place = floor.feel(legs, others.get(3..).unwrap_or_default());
+            lost |= place.is_none();
+            place.map(|p| {
+                here = p;
+                p.seen_from(origin)
+            })
+        };
+        let walked = gait.walk(&walks[i].path, row_s, until, Some(&mut felt));
+        if lost || walked.legs.is_empty() {
+            return walks;
+        }
+        walks[i].gait = walked;
+        walks[i].felt_end = Some(here);
+        played = walks[i].rows().end;
+        tracing::debug!(
+            "walk {} felt in its place: the body ends at {:.0}, {:.0} mm, heading {:.0}°, from where it started at {:.0}, {:.0} mm, heading {:.0}°",
+            i + 1,
+            here.at.x,
+            here.at.y,
+            here.heading.to_degrees(),
+            origin.at.x,
+            origin.at.y,
+            origin.heading.to_degrees()
+        );
+    }
+    walks
 }
 
 /// The performer's path over the floor, scaled to the robot's legs (`leg_mm` per leg
@@ -274,8 +300,8 @@ pub fn apply(grid: &mut Grid, walks: &[Walk], profile: &Profile) {
         // The blends keep within each joint's limits and speed: eased from the walk's ends,
         // and on until each joint has caught up with the gesture after the walk (bounded
         // only to the blend's end, a joint that lagged there jumped to the next row).
-        let from = rows.start.saturating_sub(blend);
         let to = grid.rows.len();
+        let from = rows.start.saturating_sub(blend).min(to);
         for leg in &joints {
             for &j in leg {
                 let mut track: Vec<f64> =
@@ -321,6 +347,7 @@ mod tests {
             },
             source_s: (0.0, 1.0),
             path: Vec::new(),
+            felt_end: None,
         };
         apply(&mut grid, &[walk], &profile);
         let max_step = keyframes::max_steps(&profile, frame_ms);
