@@ -303,11 +303,10 @@ pub fn planned(
         grid.step_s(),
         &landing_rows,
     );
+    let padded = grid.padded(standing.padding.lead, standing.padding.tail);
     if travel.is_empty() {
-        let padded = grid.padded(standing.padding.lead, standing.padding.tail);
         return (standing, padded);
     }
-    let padded = grid.padded(standing.padding.lead, standing.padding.tail);
     let lead = standing.padding.lead;
     #[cfg(feature = "physics")]
     let walks = match way.steering {
@@ -327,11 +326,12 @@ pub fn planned(
             walking::plan(travel, tracks, profile, &padded, lead, way.style)
         }
     };
+    // Without the simulation there is no floor to feel, nor a stage to run ahead.
     #[cfg(not(feature = "physics"))]
-    let (walks, _) = (
-        walking::plan(travel, tracks, profile, &padded, lead, way.style),
-        margin,
-    );
+    let walks = {
+        let _ = margin;
+        walking::plan(travel, tracks, profile, &padded, lead, way.style)
+    };
     walked_plan(&standing, grid, walks)
 }
 
@@ -374,13 +374,13 @@ fn walked_plan(
 /// having come as far ([`PathFigures::miss`]). Without the simulation, the crawl steers
 /// by its own reckoning.
 fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), BuildError> {
-    let (travel, profile) = (from.travel, from.profile);
     let build = |way, unbalanced| keep_balance(from, unbalanced, way);
     #[cfg(feature = "physics")]
-    if let Some(gait) = crate::stability::gait::Gait::of(profile) {
+    if let Some(gait) = crate::stability::gait::Gait::of(from.profile) {
         use crate::stability::gait::Style;
         use crate::stability::walking::Steering;
-        let walks: Vec<&Span> = travel
+        let walks: Vec<&Span> = from
+            .travel
             .iter()
             .filter(|s| walking::not_walked(s).is_none())
             .collect();

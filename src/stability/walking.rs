@@ -151,9 +151,10 @@ fn walk_for(
 
 /// The `walks` felt again in order, each in the motion as it plays up to its start: the
 /// simulated robot plays every row before it (the gestures, the blends, the walks
-/// before), then the walk steers from where that left the body. Alone, from the stand,
-/// a walk ends where slip took it there, which in the whole motion it may not (the
-/// zombie's on the ERS-210 ended 46° apart). `motion(walks, end)` gives the motion's
+/// before), then the walk steers from where that left the body. Felt alone, from the
+/// stand, a walk steered by a floor the proof's was not: the jumping take's on the
+/// ERS-210 ended facing −70° in the proof for the performer's −26° (−22° felt in its
+/// place). `motion(walks, end)` gives the motion's
 /// grid rows up to row `end` with those walks laid on; `row_s` apart. Walks the robot
 /// cannot be simulated for are left as they are.
 #[cfg(feature = "physics")]
