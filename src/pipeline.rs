@@ -313,10 +313,20 @@ pub fn planned(
         walking::Steering::Felt => {
             // Where and how far each walk goes, reckoned; then each felt in its place.
             let walks = walking::plan(travel, tracks, profile, &padded, lead, way.style);
-            let mut motion = |walks: &[plan::Walk], end: usize| {
-                let (plan, grid) = walked_plan(&standing, grid, walks.to_vec());
-                let margins = vec![margin; grid.rows.len()];
-                let mut rows = stage.balance_rows(&grid, &plan, &margins, end).grid;
+            // The stage as far as walk `i`'s end, going on from the start of the walk
+            // before: the rows before that are as they were (its end is felt now).
+            let mut before = stage.begin();
+            let mut motion = |walks: &[plan::Walk], i: usize| {
+                let (plan, padded) = walked_plan(&standing, grid, walks.to_vec());
+                let margins = vec![margin; padded.rows.len()];
+                let mut progress = before.clone();
+                stage.advance(&padded, &plan, &margins, &mut progress, walks[i].start);
+                before = progress.clone();
+                stage.advance(&padded, &plan, &margins, &mut progress, walks[i].rows().end);
+                let mut rows = keyframes::Grid {
+                    rows: progress.rows().to_vec(),
+                    frame_ms: padded.frame_ms,
+                };
                 walking::apply(&mut rows, &plan.walks, profile);
                 rows
             };

@@ -117,6 +117,24 @@ pub struct RowReport {
     pub body_mm: DVec3,
 }
 
+/// Where [`Stage::advance`] left off: the rows balanced so far and their reports, and
+/// what the next row starts from.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    rows: Vec<Vec<f64>>,
+    reports: Vec<RowReport>,
+    prev: Vec<f64>,
+    /// The weight shift in progress (see [`Stage::balance`]).
+    shift: Option<(usize, Vec<f64>)>,
+}
+
+impl Progress {
+    /// The rows balanced so far (body roll, pitch, yaw, then every joint).
+    pub fn rows(&self) -> &[Vec<f64>] {
+        &self.rows
+    }
+}
+
 /// The balanced rows and how they came about.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Balanced {
@@ -270,18 +288,45 @@ impl Stage {
 
     /// Balances `grid` as `plan` says, keeping `margin[row]` mm inside the support.
     pub fn balance(&self, grid: &Grid, plan: &Plan, margin: &[f64]) -> Balanced {
-        self.balance_rows(grid, plan, margin, grid.rows.len())
+        let mut progress = self.begin();
+        self.advance(grid, plan, margin, &mut progress, grid.rows.len());
+        Balanced {
+            grid: Grid {
+                rows: progress.rows,
+                frame_ms: grid.frame_ms,
+            },
+            plan: plan.clone(),
+            rows: progress.reports,
+        }
     }
 
-    /// [`Stage::balance`] of the grid's first `end` rows only (the rows after them do not
-    /// change these).
-    pub fn balance_rows(&self, grid: &Grid, plan: &Plan, margin: &[f64], end: usize) -> Balanced {
-        let mut rows = Vec::with_capacity(grid.rows.len());
-        let mut reports = Vec::with_capacity(grid.rows.len());
-        let mut prev = self.standing.x.clone();
-        // The ramped margins of the weight shift in progress: the paw it is for, and the
-        // distance of the centre of mass inside each edge when it began.
-        let mut shift: Option<(usize, Vec<f64>)> = None;
+    /// Nothing balanced yet: the first row starts from the stand.
+    pub fn begin(&self) -> Progress {
+        Progress {
+            rows: Vec::new(),
+            reports: Vec::new(),
+            prev: self.standing.x.clone(),
+            shift: None,
+        }
+    }
+
+    /// Balances the rows from where `progress` left off up to row `end` (as
+    /// [`Stage::balance`]; a row depends only on the rows before it and on the plan up to
+    /// it, so a plan that changes only after `progress` may go on from there).
+    pub fn advance(
+        &self,
+        grid: &Grid,
+        plan: &Plan,
+        margin: &[f64],
+        progress: &mut Progress,
+        end: usize,
+    ) {
+        let Progress {
+            rows,
+            reports,
+            prev,
+            shift,
+        } = progress;
         // The rows whose legs a walk writes, but for its last stretch: there the program
         // runs again, so that the stage's legs have settled where they follow the
         // performer by the time the walk blends back into them.
@@ -294,13 +339,14 @@ impl Stage {
                 rows.start..rows.end.saturating_sub(settle)
             })
             .collect();
-        for (k, grid_row) in grid.rows.iter().enumerate().take(end) {
+        let done = rows.len();
+        for (k, grid_row) in grid.rows.iter().enumerate().take(end).skip(done) {
             let mut angles: Vec<f64> = grid_row.iter().skip(3).copied().collect();
             if walked.iter().any(|w| w.contains(&k)) {
                 // A walk writes the legs here, from the stand: no program to solve. The
                 // body stands as the walk carries it (the stand's height and attitude,
                 // which the judges read), the head after the performer's.
-                let x = self.follow_head(&prev, &angles, k == 0);
+                let x = self.follow_head(prev, &angles, k == 0);
                 let e = self.kin.evaluate(&x, &mut angles);
                 reports.push(RowReport {
                     shift_mm: e.com.truncate().distance(self.standing.com),
@@ -309,8 +355,8 @@ impl Stage {
                     body_mm: body_offset(&x, &self.standing.x),
                 });
                 rows.push(self.row_out(&x, grid_row, &angles));
-                shift = None;
-                prev = x;
+                *shift = None;
+                *prev = x;
                 continue;
             }
             let phases: [Phase; 4] = std::array::from_fn(|p| plan.phase(k, p));
@@ -328,16 +374,16 @@ impl Stage {
                 Some(paw) if shift.as_ref().is_none_or(|(p, _)| *p != paw) => {
                     // A shift starting: where the centre of mass stands against the
                     // three paws that will carry it.
-                    let e = self.kin.evaluate(&prev, &mut angles.clone());
+                    let e = self.kin.evaluate(prev, &mut angles.clone());
                     let start = self
                         .edges(&self.three_without(paw))
                         .iter()
                         .map(|(n, h)| n.dot(e.com.truncate()) - h)
                         .collect();
-                    shift = Some((paw, start));
+                    *shift = Some((paw, start));
                 }
                 Some(_) => {}
-                None => shift = None,
+                None => *shift = None,
             }
             // A raised paw comes down in time: over the plan's landing, or earlier where
             // its leg needs longer, at a share of its joints' speed, to reach the angles
@@ -350,14 +396,14 @@ impl Stage {
                         .position(|r| plan.phase(r, paw).planted())
                         .unwrap_or(plan.rows - k)
                         .max(1);
-                    let onto = self.leg_onto_spot(paw, &prev)?;
+                    let onto = self.leg_onto_spot(paw, prev)?;
                     let vars = self.leg_variables[paw]?;
                     let needed = self.landing_rows(paw, vars.map(|v| prev[v]), onto);
                     (matches!(phases[paw], Phase::Landing(_)) || left <= needed)
                         .then_some(Landing { paw, left, onto })
                 });
             let mut row = Row {
-                prev: &prev,
+                prev,
                 targets: &targets,
                 phases,
                 margin: margin.get(k).copied().unwrap_or(DEFAULT_MARGIN_MM),
@@ -383,15 +429,7 @@ impl Stage {
                 body_mm: body_offset(&x, &self.standing.x),
             });
             rows.push(self.row_out(&x, grid_row, &angles));
-            prev = x;
-        }
-        Balanced {
-            grid: Grid {
-                rows,
-                frame_ms: grid.frame_ms,
-            },
-            plan: plan.clone(),
-            rows: reports,
+            *prev = x;
         }
     }
 
@@ -895,4 +933,45 @@ fn solve3(a: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
         *o = det(m) / d;
     }
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn balancing_in_stretches_gives_the_rows_one_pass_gives() {
+        let profile = Profile::builtin("ERS-7").unwrap();
+        let stand = profile.postures["stand"].joints.clone();
+        let stage = Stage::new(&profile, 16, &stand).unwrap();
+        // The stand, the head turning and the left front leg swinging forward and back
+        // (planted: the stage holds it and leans the body instead).
+        let column = |name: &str| profile.joints.iter().position(|j| j.name == name).unwrap();
+        let (pan, lf_j1) = (column("head_pan"), column("lf_j1"));
+        let rows: Vec<Vec<f64>> = (0..150)
+            .map(|k| {
+                let t = k as f64 * 0.016;
+                let mut joints = stand.clone();
+                joints[pan] = 0.6 * (2.0 * t).sin();
+                joints[lf_j1] += 0.4 * (3.0 * t).sin();
+                [0.0, 0.0, 0.0].into_iter().chain(joints).collect()
+            })
+            .collect();
+        let grid = Grid { rows, frame_ms: 16 };
+        let plan = Plan::standing(grid.rows.len(), 0.016);
+        let margin = vec![DEFAULT_MARGIN_MM; grid.rows.len()];
+        let whole = stage.balance(&grid, &plan, &margin);
+        let mut progress = stage.begin();
+        // A copy goes on where the original stopped (the pipeline keeps one at each
+        // walk's start); stretches that end where they began or past the grid are none.
+        for end in [1, 40, 40, 97, 150, 200] {
+            let mut copy = progress.clone();
+            stage.advance(&grid, &plan, &margin, &mut copy, end);
+            progress = copy;
+        }
+        assert_eq!(progress.rows(), &whole.grid.rows[..]);
+        assert_eq!(progress.reports, whole.rows);
+        // The stage did something: the body leaned as the leg swung.
+        assert!(whole.rows.iter().any(|r| r.body_mm.length() > 1.0));
+    }
 }

@@ -154,8 +154,8 @@ fn walk_for(
 /// before), then the walk steers from where that left the body. Felt alone, from the
 /// stand, a walk steered by a floor the proof's was not: the jumping take's on the
 /// ERS-210 ended facing −70° in the proof for the performer's −26° (−22° felt in its
-/// place). `motion(walks, end)` gives the motion's
-/// grid rows up to row `end` with those walks laid on; `row_s` apart. Walks the robot
+/// place). `motion(walks, i)` gives the motion's grid rows, `row_s` apart, up to walk
+/// `i`'s end with those walks laid on (it is asked for each walk in turn). Walks the robot
 /// cannot be simulated for are left as they are.
 #[cfg(feature = "physics")]
 pub fn felt_in_context(
@@ -176,7 +176,7 @@ pub fn felt_in_context(
     let (mut played, mut here) = (0, Place::default());
     for i in 0..walks.len() {
         let start = walks[i].start;
-        let grid = motion(&walks, walks[i].rows().end);
+        let grid = motion(&walks, i);
         for row in grid.rows.iter().take(start).skip(played) {
             match floor.play(row.get(3..).unwrap_or_default()) {
                 Some(place) => here = place,
