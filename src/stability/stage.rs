@@ -19,6 +19,10 @@
 //!   a few mm of it;
 //! - **every joint** stays within its limits, and moves no faster than its speed.
 //!
+//! On the rows whose legs a walk writes (`walking`) there is no program: the body stands
+//! as the walk carries it, the head follows the performer's, and the program runs again
+//! only over the walk's last second, to settle before the walk hands back.
+//!
 //! The margin is a soft constraint with a steep price, so a row where it cannot be had
 //! still gets the nearest answer, reported as short; a row whose program has no solution
 //! at all holds the row before (reported too). The motion it writes carries the body's
@@ -908,12 +912,12 @@ struct Weights<'a> {
     segments: &'a [Option<Segments>; 4],
 }
 
-/// Solves a 3×3 system (Cramer's rule); `None` where it is singular.
 /// Where the body of variables `x` is against `standing`'s, mm.
 fn body_offset(x: &[f64], standing: &[f64]) -> DVec3 {
     DVec3::new(x[0], x[1], x[2]) - DVec3::new(standing[0], standing[1], standing[2])
 }
 
+/// Solves a 3×3 system (Cramer's rule); `None` where it is singular.
 fn solve3(a: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
     let det = |m: [[f64; 3]; 3]| {
         m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
