@@ -71,13 +71,15 @@ fn balance(c: &mut Criterion) {
         group.bench_function("the stage (plan, QP per row, keyframes)", |b| {
             b.iter(|| {
                 let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-                let (plan, grid) = planned(&stage);
+                let pipeline::Planned { plan, grid, .. } = planned(&stage);
                 let balanced = stage.balance(&grid, &plan, &vec![margin; grid.rows.len()]);
                 keyframes::finish(&balanced.grid, &profile, &on.keyframes).unwrap()
             })
         });
         let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-        let (plan, padded) = planned(&stage);
+        let pipeline::Planned {
+            plan, grid: padded, ..
+        } = planned(&stage);
         let balanced = stage.balance(&padded, &plan, &vec![margin; padded.rows.len()]);
         let motion = keyframes::finish(&balanced.grid, &profile, &on.keyframes)
             .unwrap()

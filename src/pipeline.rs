@@ -127,19 +127,7 @@ impl Kept {
     /// walks only (each walk's path from where the last ended); `None` without walks.
     #[cfg(feature = "physics")]
     pub fn path_figures(&self) -> Option<PathFigures> {
-        if self.plan.walks.is_empty() {
-            return None;
-        }
-        // The performer's scaled path, walk after walk, each from where the last ended.
-        let (mut at, mut heading) = (DVec2::ZERO, 0.0f64);
-        let mut performer = vec![at];
-        for w in &self.plan.walks {
-            let turned = DVec2::from_angle(heading);
-            performer.extend(w.path.iter().map(|p| at + turned.rotate(p.at)));
-            at += turned.rotate(w.goal().at);
-            heading += w.goal().heading;
-        }
-        PathFigures::compare(&performer, heading, &self.physics.path)
+        walks_against(&self.plan.walks, &self.physics.path)
     }
 
     /// Where the proof still finds a fall: a sentence, or `None` when it stays up.
@@ -161,6 +149,27 @@ impl Kept {
             )
         })
     }
+}
+
+/// The body's `path` beside the performer's scaled path over `walks`, walk after walk,
+/// each from where the last ended; `None` without walks.
+#[cfg(feature = "physics")]
+fn walks_against(
+    walks: &[plan::Walk],
+    path: &[crate::stability::physics::PathPoint],
+) -> Option<PathFigures> {
+    if walks.is_empty() {
+        return None;
+    }
+    let (mut at, mut heading) = (DVec2::ZERO, 0.0f64);
+    let mut performer = vec![at];
+    for w in walks {
+        let turned = DVec2::from_angle(heading);
+        performer.extend(w.path.iter().map(|p| at + turned.rotate(p.at)));
+        at += turned.rotate(w.goal().at);
+        heading += w.goal().heading;
+    }
+    PathFigures::compare(&performer, heading, path)
 }
 
 impl Built {
@@ -294,7 +303,7 @@ pub fn planned(
     travel: &[Span],
     way: Way,
     margin: f64,
-) -> (Plan, keyframes::Grid) {
+) -> Planned {
     let landing_rows = |row: usize, paw: usize| stage.landing_rows_from(&grid.rows[row], paw);
     let standing = plan::plan(
         tracks,
@@ -304,45 +313,65 @@ pub fn planned(
         &landing_rows,
     );
     let padded = grid.padded(standing.padding.lead, standing.padding.tail);
-    if travel.is_empty() {
-        return (standing, padded);
-    }
-    let lead = standing.padding.lead;
     #[cfg(feature = "physics")]
-    let walks = match way.steering {
-        walking::Steering::Felt => {
-            // Where and how far each walk goes, reckoned; then each felt in its place.
-            let walks = walking::plan(travel, tracks, profile, &padded, lead, way.style);
-            // The stage as far as walk `i`'s end, going on from the start of the walk
-            // before: the rows before that are as they were (its end is felt now).
-            let mut before = stage.begin();
-            let mut motion = |walks: &[plan::Walk], i: usize| {
-                let (plan, padded) = walked_plan(&standing, grid, walks.to_vec());
-                let margins = vec![margin; padded.rows.len()];
-                let mut progress = before.clone();
-                stage.advance(&padded, &plan, &margins, &mut progress, walks[i].start);
-                before = progress.clone();
-                stage.advance(&padded, &plan, &margins, &mut progress, walks[i].rows().end);
-                let mut rows = keyframes::Grid {
-                    rows: progress.rows().to_vec(),
-                    frame_ms: padded.frame_ms,
+    let mut felt_path = Vec::new();
+    let walks = if travel.is_empty() {
+        Vec::new()
+    } else {
+        let lead = standing.padding.lead;
+        // Where and how far each walk goes, reckoned.
+        let walks = walking::plan(travel, tracks, profile, &padded, lead, way.style);
+        match way.steering {
+            // Then each felt in its place: the stage as far as walk `i`'s end, going on
+            // from the start of the walk before (the rows before that are as they were;
+            // its end is felt now).
+            #[cfg(feature = "physics")]
+            walking::Steering::Felt => {
+                let mut before = stage.begin();
+                let mut motion = |walks: &[plan::Walk], i: usize| {
+                    let (plan, padded) = walked_plan(&standing, grid, walks.to_vec());
+                    let margins = vec![margin; padded.rows.len()];
+                    let mut progress = before.clone();
+                    stage.advance(&padded, &plan, &margins, &mut progress, walks[i].start);
+                    before = progress.clone();
+                    stage.advance(&padded, &plan, &margins, &mut progress, walks[i].rows().end);
+                    let mut rows = keyframes::Grid {
+                        rows: progress.rows().to_vec(),
+                        frame_ms: padded.frame_ms,
+                    };
+                    walking::apply(&mut rows, &plan.walks, profile);
+                    rows
                 };
-                walking::apply(&mut rows, &plan.walks, profile);
-                rows
-            };
-            walking::felt_in_context(walks, profile, way.style, grid.step_s(), &mut motion)
-        }
-        walking::Steering::Reckoned => {
-            walking::plan(travel, tracks, profile, &padded, lead, way.style)
+                let step_s = grid.step_s();
+                let felt;
+                (felt, felt_path) =
+                    walking::felt_in_context(walks, profile, way.style, step_s, &mut motion);
+                felt
+            }
+            // Without the simulation there is no floor to feel, nor a stage to run ahead.
+            _ => {
+                let _ = margin;
+                walks
+            }
         }
     };
-    // Without the simulation there is no floor to feel, nor a stage to run ahead.
-    #[cfg(not(feature = "physics"))]
-    let walks = {
-        let _ = margin;
-        walking::plan(travel, tracks, profile, &padded, lead, way.style)
-    };
-    walked_plan(&standing, grid, walks)
+    let (plan, grid) = walked_plan(&standing, grid, walks);
+    Planned {
+        plan,
+        grid,
+        #[cfg(feature = "physics")]
+        felt_path,
+    }
+}
+
+/// The contact plan and the padded grid ([`planned`]).
+pub struct Planned {
+    pub plan: Plan,
+    pub grid: keyframes::Grid,
+    /// Where the simulated floor had the body on each row it played while the walks
+    /// were felt, as the proof's path has it (empty where they were not felt).
+    #[cfg(feature = "physics")]
+    pub felt_path: Vec<crate::stability::physics::PathPoint>,
 }
 
 /// The plan `standing` (the contact plan without walks) with `walks`: every paw held down
@@ -379,10 +408,11 @@ fn walked_plan(
 /// The balance stage, keyframes and the proof ([`keep_balance`]), walking the way that
 /// follows the performer best. With the simulation, the walks steer by the simulated
 /// floor (`stability::floor`), and the robot crawls; where the performer goes faster
-/// than a crawl can, it is built trotting too, and the build keeps the trot only if it
-/// stays up and its body ends nearer where the performer's does, facing the same way,
-/// having come as far ([`PathFigures::miss`]). Without the simulation, the crawl steers
-/// by its own reckoning.
+/// than a crawl can, it is planned trotting too, and the way whose floor had the body
+/// end nearer where the performer's does, facing the same way, having come as far
+/// ([`PathFigures::miss`]), is proved; the other only where the proof has it fall, and
+/// then the one that stays up (or misses less) is kept. Without the simulation, the
+/// crawl steers by its own reckoning.
 fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), BuildError> {
     let build = |way, unbalanced| keep_balance(from, unbalanced, way);
     #[cfg(feature = "physics")]
@@ -402,33 +432,53 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
             if crawl_falls_behind {
                 styles.push(Style::TROT);
             }
+            let felt = |style| Way {
+                style,
+                steering: Steering::Felt,
+            };
+            // Each way planned, its walks felt, side by side on as many cores as there
+            // are; the way whose floor followed the performer best is proved first. The
+            // floor is the proof's (`walking::felt_in_context`): only where the proof has
+            // that way fall is the other proved too.
+            let planned: Vec<Result<(Way, Stage, Planned), BuildError>> =
+                std::thread::scope(|scope| {
+                    let ways: Vec<_> = styles
+                        .iter()
+                        .map(|&style| {
+                            scope.spawn(move || {
+                                plan_way(from, felt(style)).map(|(s, p)| (felt(style), s, p))
+                            })
+                        })
+                        .collect();
+                    ways.into_iter()
+                        .map(|way| way.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                        .collect()
+                });
+            let mut ways = planned.into_iter().collect::<Result<Vec<_>, _>>()?;
+            let felt_miss = |planned: &Planned| {
+                walks_against(&planned.plan.walks, &planned.felt_path)
+                    .map_or(f64::INFINITY, |p| p.miss(gait.leg_mm))
+            };
+            for (way, _, planned) in &ways {
+                tracing::debug!(
+                    "walking in a {}, as the floor felt it: path miss {:.2} ({})",
+                    way.style.name,
+                    felt_miss(planned),
+                    walks_against(&planned.plan.walks, &planned.felt_path)
+                        .map_or_else(String::new, |p| p.text())
+                );
+            }
+            // The crawl first on a tie (it comes first).
+            ways.sort_by(|a, b| felt_miss(&a.2).total_cmp(&felt_miss(&b.2)));
             let rank = |kept: &Kept| {
                 let miss = kept
                     .path_figures()
                     .map_or(f64::INFINITY, |p| p.miss(gait.leg_mm));
                 (kept.falls().is_some(), miss)
             };
-            let felt = |style| Way {
-                style,
-                steering: Steering::Felt,
-            };
-            // Each way is a whole build and proof of its own: side by side, on as many
-            // cores as there are (the same motions as one after the other).
-            let built: Vec<Result<(Keyframed, Kept), BuildError>> = std::thread::scope(|scope| {
-                let ways: Vec<_> = styles
-                    .iter()
-                    .map(|&style| {
-                        let unbalanced = unbalanced.clone();
-                        scope.spawn(move || build(felt(style), unbalanced))
-                    })
-                    .collect();
-                ways.into_iter()
-                    .map(|way| way.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                    .collect()
-            });
             let mut best: Option<(Keyframed, Kept)> = None;
-            for built in built {
-                let built = built?;
+            for (way, stage, planned) in ways {
+                let built = keep_planned(from, unbalanced.clone(), way, &stage, planned)?;
                 let (falls, miss) = rank(&built.1);
                 tracing::debug!(
                     "walking in a {}: {}, path miss {miss:.2} ({})",
@@ -441,6 +491,9 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
                 );
                 if best.as_ref().is_none_or(|b| rank(&built.1) < rank(&b.1)) {
                     best = Some(built);
+                }
+                if !falls {
+                    break;
                 }
             }
             if let Some(best) = best {
@@ -470,17 +523,41 @@ fn keep_balance(
     unbalanced: Keyframed,
     way: Way,
 ) -> Result<(Keyframed, Kept), BuildError> {
+    let (stage, planned) = plan_way(from, way)?;
+    keep_planned(from, unbalanced, way, &stage, planned)
+}
+
+/// The stage for `way` and its plan ([`planned`]).
+fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> {
+    let neutral = retarget::neutral_pose(from.profile, &from.options.retarget);
+    let stage = Stage::new(from.profile, from.grid.frame_ms, &neutral)?;
+    let planned = planned(
+        &stage,
+        from.tracks,
+        from.profile,
+        from.grid,
+        from.travel,
+        way,
+        from.margin,
+    );
+    Ok((stage, planned))
+}
+
+/// [`keep_balance`] of a way already planned.
+fn keep_planned(
+    from: &Balancing,
+    unbalanced: Keyframed,
+    way: Way,
+    stage: &Stage,
+    planned: Planned,
+) -> Result<(Keyframed, Kept), BuildError> {
     let Balancing {
-        tracks,
-        travel,
-        grid,
         profile,
         options,
         margin,
+        ..
     } = *from;
-    let neutral = retarget::neutral_pose(profile, &options.retarget);
-    let stage = Stage::new(profile, grid.frame_ms, &neutral)?;
-    let (mut plan, grid) = planned(&stage, tracks, profile, grid, travel, way, margin);
+    let Planned { mut plan, grid, .. } = planned;
     let grid = &grid;
     let rows = grid.rows.len();
     let mut margins = vec![margin; rows];

@@ -12,6 +12,9 @@ use crate::retarget::Tracks;
 use crate::robot::profile::Profile;
 use glam::DVec2;
 
+#[cfg(feature = "physics")]
+use super::physics::PathPoint;
+
 /// How a walk knows where its body is, to steer by.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Steering {
@@ -155,7 +158,9 @@ fn walk_for(
 /// stand, a walk steered by a floor the proof's was not: the jumping take's on the
 /// ERS-210 ended facing −70° in the proof for the performer's −26° (−22° felt in its
 /// place). `motion(walks, i)` gives the motion's grid rows, `row_s` apart, up to walk
-/// `i`'s end with those walks laid on (it is asked for each walk in turn). Walks the robot
+/// `i`'s end with those walks laid on (it is asked for each walk in turn). Also says
+/// where the floor had the body on every row it played, as the proof's path has it
+/// (from where the robot stood before the motion; empty where nothing was felt). Walks the robot
 /// cannot be simulated for are left as they are.
 #[cfg(feature = "physics")]
 pub fn felt_in_context(
@@ -164,13 +169,25 @@ pub fn felt_in_context(
     style: Style,
     row_s: f64,
     motion: &mut dyn FnMut(&[Walk], usize) -> Grid,
-) -> Vec<Walk> {
+) -> (Vec<Walk>, Vec<PathPoint>) {
+    let mut path = Vec::new();
     let Some(gait) = Gait::styled(profile, style) else {
-        return walks;
+        return (walks, path);
     };
     let torque = crate::pipeline::PROOF_TORQUE;
     let Some(mut floor) = super::floor::Floor::new(profile, gait.joints(), row_s, torque) else {
-        return walks;
+        return (walks, path);
+    };
+    let row_ms = (row_s * 1000.0).round() as u64;
+    let on_path = |path: &mut Vec<PathPoint>, place: Place| {
+        path.push(PathPoint {
+            t_ms: path.len() as u64 * row_ms,
+            x_mm: place.at.x,
+            y_mm: place.at.y,
+            z_mm: 0.0,
+            tilt_deg: 0.0,
+            heading_deg: place.heading.to_degrees(),
+        });
     };
     let blend = blend_rows(row_s);
     let (mut played, mut here) = (0, Place::default());
@@ -179,8 +196,11 @@ pub fn felt_in_context(
         let grid = motion(&walks, i);
         for row in grid.rows.iter().take(start).skip(played) {
             match floor.play(row.get(3..).unwrap_or_default()) {
-                Some(place) => here = place,
-                None => return walks,
+                Some(place) => {
+                    here = place;
+                    on_path(&mut path, place);
+                }
+                None => return (walks, Vec::new()),
             }
         }
         // As `plan` has it: back in the stand before the next walk blends in.
@@ -192,7 +212,7 @@ pub fn felt_in_context(
         let origin = here;
         let mut rows = grid.rows.iter().skip(start);
         let Some(mut others) = grid.rows.get(start) else {
-            return walks;
+            return (walks, Vec::new());
         };
         let mut lost = false;
         let mut felt = |legs: &[[f64; 3]; 4], _reckoned| {
@@ -201,12 +221,13 @@ pub fn felt_in_context(
             lost |= place.is_none();
             place.map(|p| {
                 here = p;
+                on_path(&mut path, p);
                 p.seen_from(origin)
             })
         };
         let walked = gait.walk(&walks[i].path, row_s, until, Some(&mut felt));
         if lost || walked.legs.is_empty() {
-            return walks;
+            return (walks, Vec::new());
         }
         walks[i].gait = walked;
         walks[i].felt_end = Some(here);
@@ -222,7 +243,7 @@ pub fn felt_in_context(
             origin.heading.to_degrees()
         );
     }
-    walks
+    (walks, path)
 }
 
 /// The performer's path over the floor, scaled to the robot's legs (`leg_mm` per leg
