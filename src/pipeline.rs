@@ -454,22 +454,21 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
                         .map(|way| way.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
                         .collect()
                 });
-            let mut ways = planned.into_iter().collect::<Result<Vec<_>, _>>()?;
-            let felt_miss = |planned: &Planned| {
-                walks_against(&planned.plan.walks, &planned.felt_path)
-                    .map_or(f64::INFINITY, |p| p.miss(gait.leg_mm))
-            };
-            for (way, _, planned) in &ways {
+            let mut ways: Vec<(f64, (Way, Stage, Planned))> = Vec::new();
+            for (way, stage, planned) in planned.into_iter().collect::<Result<Vec<_>, _>>()? {
+                let figures = walks_against(&planned.plan.walks, &planned.felt_path);
+                let miss = figures
+                    .as_ref()
+                    .map_or(f64::INFINITY, |p| p.miss(gait.leg_mm));
                 tracing::debug!(
-                    "walking in a {}, as the floor felt it: path miss {:.2} ({})",
+                    "walking in a {}, as the floor felt it: path miss {miss:.2} ({})",
                     way.style.name,
-                    felt_miss(planned),
-                    walks_against(&planned.plan.walks, &planned.felt_path)
-                        .map_or_else(String::new, |p| p.text())
+                    figures.map_or_else(String::new, |p| p.text())
                 );
+                ways.push((miss, (way, stage, planned)));
             }
-            // The crawl first on a tie (it comes first).
-            ways.sort_by(|a, b| felt_miss(&a.2).total_cmp(&felt_miss(&b.2)));
+            // The crawl first on a tie (it comes first, and the sort keeps the order).
+            ways.sort_by(|a, b| a.0.total_cmp(&b.0));
             let rank = |kept: &Kept| {
                 let miss = kept
                     .path_figures()
@@ -477,7 +476,7 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
                 (kept.falls().is_some(), miss)
             };
             let mut best: Option<(Keyframed, Kept)> = None;
-            for (way, stage, planned) in ways {
+            for (_, (way, stage, planned)) in ways {
                 let built = keep_planned(from, unbalanced.clone(), way, &stage, planned)?;
                 let (falls, miss) = rank(&built.1);
                 tracing::debug!(
