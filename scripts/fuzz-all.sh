@@ -2,7 +2,8 @@
 # Runs every fuzz target in turn for SECONDS each (default 600) and prints a summary line
 # per target: runs done and whether it found anything. Corpora live in fuzz/corpus/
 # (ignored by git); where ../shared is beside the repository they are seeded from its
-# real files, which stay out of the repository.
+# real files, which stay out of the repository, and build_from_bvh also from synthetic
+# walks (scripts/walk-seeds.py).
 #   scripts/fuzz-all.sh [SECONDS] [TARGET…]
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); nightly features via RUSTC_BOOTSTRAP.
 set -uo pipefail
@@ -32,6 +33,9 @@ seed balance_mtn "$shared"/mtn-samples/*/*.mtn
 seed oda_decode "$shared"/rcode-samples/*/OPEN-R/MW/DATA/P/*.ODA
 seed bvh_read "$shared"/mocap-samples/bvh/*.bvh
 seed build_from_bvh "$shared"/mocap-samples/bvh/*.bvh
+# Walks, with or without ../shared: the gait and the felt floor need takes that travel.
+python3 ../scripts/walk-seeds.py corpus/build_from_bvh ||
+    echo "no python3: build_from_bvh is fuzzed without the synthetic walks" >&2
 seed asf_read "$shared"/mocap-samples/asf-amc/*.asf
 seed amc_read "$shared"/mocap-samples/asf-amc/*.amc
 seed mrtk_read "$shared"/mrtk-samples/*.bin
