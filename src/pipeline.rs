@@ -445,9 +445,8 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
                     let ways: Vec<_> = styles
                         .iter()
                         .map(|&style| {
-                            scope.spawn(move || {
-                                plan_way(from, felt(style)).map(|(s, p)| (felt(style), s, p))
-                            })
+                            let way = felt(style);
+                            scope.spawn(move || plan_way(from, way).map(|(s, p)| (way, s, p)))
                         })
                         .collect();
                     ways.into_iter()
@@ -469,33 +468,29 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
             }
             // The crawl first on a tie (it comes first, and the sort keeps the order).
             ways.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let rank = |kept: &Kept| {
-                let miss = kept
-                    .path_figures()
-                    .map_or(f64::INFINITY, |p| p.miss(gait.leg_mm));
-                (kept.falls().is_some(), miss)
-            };
-            let mut best: Option<(Keyframed, Kept)> = None;
+            // Proved: the one that stays up, then the one that misses less.
+            let mut best: Option<((bool, f64), (Keyframed, Kept))> = None;
             for (_, (way, stage, planned)) in ways {
                 let built = keep_planned(from, unbalanced.clone(), way, &stage, planned)?;
-                let (falls, miss) = rank(&built.1);
+                let figures = built.1.path_figures();
+                let falls = built.1.falls().is_some();
+                let miss = figures
+                    .as_ref()
+                    .map_or(f64::INFINITY, |p| p.miss(gait.leg_mm));
                 tracing::debug!(
                     "walking in a {}: {}, path miss {miss:.2} ({})",
-                    built.1.way.style.name,
+                    way.style.name,
                     if falls { "falls" } else { "stays up" },
-                    built
-                        .1
-                        .path_figures()
-                        .map_or_else(String::new, |p| p.text())
+                    figures.map_or_else(String::new, |p| p.text())
                 );
-                if best.as_ref().is_none_or(|b| rank(&built.1) < rank(&b.1)) {
-                    best = Some(built);
+                if best.as_ref().is_none_or(|(rank, _)| (falls, miss) < *rank) {
+                    best = Some(((falls, miss), built));
                 }
                 if !falls {
                     break;
                 }
             }
-            if let Some(best) = best {
+            if let Some((_, best)) = best {
                 return Ok(best);
             }
         }

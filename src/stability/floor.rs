@@ -97,10 +97,7 @@ impl Floor {
     /// it settled, in the heading it faced then; `None` once the simulation is no longer a
     /// number.
     pub fn feel(&mut self, legs: &[[f64; 3]; 4], others: &[f64]) -> Option<Place> {
-        let mut to = self.angles.clone();
-        for (j, &a) in others.iter().enumerate().take(to.len()) {
-            to[j] = a;
-        }
+        let mut to = self.commands(others);
         for (leg, angles) in self.joints.iter().zip(legs) {
             for (&j, &a) in leg.iter().zip(angles) {
                 if let Some(c) = to.get_mut(j) {
@@ -113,11 +110,18 @@ impl Floor {
 
     /// Plays one row of every joint (radians, profile order), as [`Floor::feel`] does.
     pub fn play(&mut self, joints: &[f64]) -> Option<Place> {
-        let mut to = self.angles.clone();
-        for (j, &a) in joints.iter().enumerate().take(to.len()) {
-            to[j] = a;
-        }
+        let to = self.commands(joints);
         self.play_to(to)
+    }
+
+    /// The commands for a row of `joints` (profile order): the last row's where it is
+    /// short.
+    fn commands(&self, joints: &[f64]) -> Vec<f64> {
+        let mut to = self.angles.clone();
+        for (c, &a) in to.iter_mut().zip(joints) {
+            *c = a;
+        }
+        to
     }
 
     /// Plays a row toward the commands `to`, and says where the body went.
