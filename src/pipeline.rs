@@ -112,6 +112,11 @@ pub struct Kept {
     pub repairs: usize,
     /// The way its walks went: their style, and how they steered.
     pub way: Way,
+    /// Where the simulated floor had the body on each grid row it played while the walks
+    /// were felt ([`Planned::felt_path`]; row 0 plays at `source_start_ms` less the
+    /// lead). Empty where they were not felt.
+    #[cfg(feature = "physics")]
+    pub felt_path: Vec<crate::stability::physics::PathPoint>,
 }
 
 impl Kept {
@@ -369,7 +374,8 @@ pub struct Planned {
     pub plan: Plan,
     pub grid: keyframes::Grid,
     /// Where the simulated floor had the body on each row it played while the walks
-    /// were felt, as the proof's path has it (empty where they were not felt).
+    /// were felt, as the proof's path has it (point `k` is row `k`, from where the robot
+    /// stood before the motion; empty where they were not felt).
     #[cfg(feature = "physics")]
     pub felt_path: Vec<crate::stability::physics::PathPoint>,
 }
@@ -551,6 +557,8 @@ fn keep_planned(
         margin,
         ..
     } = *from;
+    #[cfg(feature = "physics")]
+    let felt_path = planned.felt_path;
     let Planned { mut plan, grid, .. } = planned;
     let grid = &grid;
     let rows = grid.rows.len();
@@ -582,6 +590,8 @@ fn keep_planned(
                 physics: proof.physics,
                 repairs,
                 way,
+                #[cfg(feature = "physics")]
+                felt_path,
             };
             // The performance plays after the lead, and the tail belongs to the way out.
             let (lead_ms, tail_ms) = kept.padding_ms();

@@ -154,10 +154,6 @@ pub struct Walk {
     /// That travel's path, scaled by leg length, at each of the walk's first rows (from
     /// where the walk starts): where the crawl is asked to go.
     pub path: Vec<super::gait::Place>,
-    /// Where the simulated floor had the body as the walk ended, felt in its place
-    /// (`walking::felt_in_context`), from where the robot stood before the motion;
-    /// `None` where the walk steered by its own reckoning.
-    pub felt_end: Option<super::gait::Place>,
 }
 
 impl Walk {

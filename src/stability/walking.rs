@@ -148,7 +148,6 @@ fn walk_for(
         gait: gait.walk(&path, row_s, until, None),
         source_s: span,
         path,
-        felt_end: None,
     }
 }
 
@@ -230,7 +229,6 @@ pub fn felt_in_context(
             return (walks, Vec::new());
         }
         walks[i].gait = walked;
-        walks[i].felt_end = Some(here);
         played = walks[i].rows().end;
         tracing::debug!(
             "walk {} felt in its place: the body ends at {:.0}, {:.0} mm, heading {:.0}°, from where it started at {:.0}, {:.0} mm, heading {:.0}°",
@@ -369,7 +367,6 @@ mod tests {
             },
             source_s: (0.0, 1.0),
             path: Vec::new(),
-            felt_end: None,
         };
         apply(&mut grid, &[walk], &profile);
         let max_step = keyframes::max_steps(&profile, frame_ms);
