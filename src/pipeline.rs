@@ -459,18 +459,25 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
                         .map(|way| way.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
                         .collect()
                 });
-            let mut ways: Vec<(f64, (Way, Stage, Planned))> = Vec::new();
-            for (way, stage, planned) in planned.into_iter().collect::<Result<Vec<_>, _>>()? {
-                let figures = walks_against(&planned.plan.walks, &planned.felt_path);
+            // How far a way's body missed the performer's path, said at `-vv`.
+            let missed = |way: Way, how: &str, figures: Option<PathFigures>| {
                 let miss = figures
                     .as_ref()
                     .map_or(f64::INFINITY, |p| p.miss(gait.leg_mm));
                 tracing::debug!(
-                    "walking in a {}, as the floor felt it: path miss {miss:.2} ({})",
+                    "walking in a {}, {how}: path miss {miss:.2} ({})",
                     way.style.name,
                     figures.map_or_else(String::new, |p| p.text())
                 );
-                ways.push((miss, (way, stage, planned)));
+                miss
+            };
+            let mut ways: Vec<(f64, (Way, Stage, Planned))> = Vec::new();
+            for (way, stage, planned) in planned.into_iter().collect::<Result<Vec<_>, _>>()? {
+                let figures = walks_against(&planned.plan.walks, &planned.felt_path);
+                ways.push((
+                    missed(way, "as the floor felt it", figures),
+                    (way, stage, planned),
+                ));
             }
             // The crawl first on a tie (it comes first, and the sort keeps the order).
             ways.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -478,17 +485,13 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
             let mut best: Option<((bool, f64), (Keyframed, Kept))> = None;
             for (_, (way, stage, planned)) in ways {
                 let built = keep_planned(from, unbalanced.clone(), way, &stage, planned)?;
-                let figures = built.1.path_figures();
                 let falls = built.1.falls().is_some();
-                let miss = figures
-                    .as_ref()
-                    .map_or(f64::INFINITY, |p| p.miss(gait.leg_mm));
-                tracing::debug!(
-                    "walking in a {}: {}, path miss {miss:.2} ({})",
-                    way.style.name,
-                    if falls { "falls" } else { "stays up" },
-                    figures.map_or_else(String::new, |p| p.text())
-                );
+                let how = if falls {
+                    "proved: falls"
+                } else {
+                    "proved: stays up"
+                };
+                let miss = missed(way, how, built.1.path_figures());
                 if best.as_ref().is_none_or(|(rank, _)| (falls, miss) < *rank) {
                     best = Some(((falls, miss), built));
                 }
