@@ -20,13 +20,13 @@ use crate::retarget::{self, retarget, RetargetError, Tracks};
 use crate::robot::profile::Profile;
 use crate::source::Clip;
 #[cfg(feature = "physics")]
+use crate::stability::gait::Place;
+#[cfg(feature = "physics")]
 use crate::stability::paths::PathFigures;
 use crate::stability::plan::{self, Plan};
 use crate::stability::stage::{self, RowReport, Stage};
 use crate::stability::walking::{self, Way};
 use crate::stability::{statics, BalanceError};
-#[cfg(feature = "physics")]
-use glam::DVec2;
 
 /// The share of the servos' torque the proof's simulation gives them.
 pub const PROOF_TORQUE: f64 = 0.8;
@@ -132,7 +132,7 @@ impl Kept {
     /// walks only (each walk's path from where the last ended); `None` without walks.
     #[cfg(feature = "physics")]
     pub fn path_figures(&self) -> Option<PathFigures> {
-        walks_against(&self.plan.walks, &self.physics.path)
+        walks_against(&self.plan, &self.physics.path)
     }
 
     /// Where the proof still finds a fall: a sentence, or `None` when it stays up.
@@ -156,25 +156,24 @@ impl Kept {
     }
 }
 
-/// The body's `path` beside the performer's scaled path over `walks`, walk after walk,
+/// The body's `path` beside the performer's scaled path over `plan`'s walks, walk after walk,
 /// each from where the last ended; `None` without walks.
 #[cfg(feature = "physics")]
 fn walks_against(
-    walks: &[plan::Walk],
+    plan: &Plan,
     path: &[crate::stability::physics::PathPoint],
 ) -> Option<PathFigures> {
+    let walks = &plan.walks;
     if walks.is_empty() {
         return None;
     }
-    let (mut at, mut heading) = (DVec2::ZERO, 0.0f64);
-    let mut performer = vec![at];
+    let mut end = Place::default();
+    let mut performer = vec![end.at];
     for w in walks {
-        let turned = DVec2::from_angle(heading);
-        performer.extend(w.path.iter().map(|p| at + turned.rotate(p.at)));
-        at += turned.rotate(w.goal().at);
-        heading += w.goal().heading;
+        performer.extend(w.path.iter().map(|&p| end.then(p).at));
+        end = end.then(w.goal());
     }
-    PathFigures::compare(&performer, heading, path)
+    PathFigures::compare(&performer, end.heading, path)
 }
 
 impl Built {
@@ -473,7 +472,7 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
             };
             let mut ways: Vec<(f64, (Way, Stage, Planned))> = Vec::new();
             for (way, stage, planned) in planned.into_iter().collect::<Result<Vec<_>, _>>()? {
-                let figures = walks_against(&planned.plan.walks, &planned.felt_path);
+                let figures = walks_against(&planned.plan, &planned.felt_path);
                 ways.push((
                     missed(way, "as the floor felt it", figures),
                     (way, stage, planned),

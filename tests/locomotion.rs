@@ -616,10 +616,17 @@ fn the_preview_marks_the_footfalls_where_the_walk_goes() {
     // As the motion sets the joints the figure treads where it stands: its planned
     // landings (each step's and the stand's) stay near the stand's. A planted paw that
     // briefly bears no weight in the static test lands again (five times in the walk
-    // steered by the simulated floor, which shuffles on until the body is there).
+    // steered by the simulated floor, which shuffles on until the body is there). A
+    // trot's pair of paws in the air leaves the static figure on two: it tips onto one
+    // of the pair, which then never left the floor, and the other lands (this walk
+    // trots: 31 landings for its 39 steps).
     let planned = footfalls(&bytes, &[]);
     let n = planned.len();
-    assert!((steps + 4..=steps + 10).contains(&n), "{n} {steps}");
+    let fewest = match build["balance_stage"]["gait"].as_str() {
+        Some("trot") => steps / 2 + 4,
+        _ => steps + 4,
+    };
+    assert!((fewest..=steps + 10).contains(&n), "{n} {steps}");
     let near_the_stand = |f: &(f64, f64)| planned[..4].iter().any(|p| (p.0 - f.0).abs() < 60.0);
     assert!(planned.iter().all(near_the_stand), "{planned:?}");
 }

@@ -138,6 +138,15 @@ pub struct Place {
 }
 
 impl Place {
+    /// Where `step` (a place seen from this one) is, seen from where this one is seen
+    /// from: the inverse of [`Place::seen_from`].
+    pub fn then(self, step: Place) -> Place {
+        Place {
+            at: self.at + DVec2::from_angle(self.heading).rotate(step.at),
+            heading: self.heading + step.heading,
+        }
+    }
+
     /// This place as seen from `origin`: from there, in the heading it faced.
     pub fn seen_from(self, origin: Place) -> Place {
         Place {
@@ -156,7 +165,19 @@ pub type Felt<'a> = dyn FnMut(&[[f64; 3]; 4], Place) -> Option<Place> + 'a;
 const TRACK_S: f64 = 1.0;
 
 /// Once the path ends, the crawl walks on for at most this long to get there, s.
-const CATCH_UP_S: f64 = 10.0;
+const CATCH_UP_S: f64 = 5.0;
+
+/// The share of a style's fastest a path may ask before the walk follows it slower than
+/// the performer went (the rest closes the gap to where it should be).
+const WARP_SHARE: f64 = 0.8;
+
+/// A walk may finish its path this long after the performer did, s: a path faster
+/// than that allows, the walk falls behind and heads straight for where it should be.
+const WARP_S: f64 = 20.0;
+
+/// Once the path ends, a trot this near where it should be finishes in the crawl, mm.
+const FINISH_IN_CRAWL_MM: f64 = 100.0;
+const FINISH_IN_CRAWL_RAD: f64 = 0.5;
 
 /// Close enough to the path's end to stop: mm, and radians.
 const ARRIVED_MM: f64 = 20.0;
@@ -258,8 +279,11 @@ impl Gait {
         let mut swinging: [Option<Swing>; 4] = [None; 4];
         let mut angles = self.stand_angles;
         let sway_in = (SWAY_IN_S / row_s).round().max(1.0) as usize;
+        // The style it steps in: its own, until a trot finishes in the crawl.
+        let mut style = self.style;
+        let slowest_cycle_s = style.cycle_max_s.max(Style::CRAWL.cycle_max_s);
         // The cycle's phase, from −(sway in) as the body sways over before the first step.
-        let mut phase = -SWAY_IN_S / self.style.cycle_max_s;
+        let mut phase = -SWAY_IN_S / style.cycle_max_s;
         let mut stepped_home = [false; 4];
         let mut heading = 0.0f64;
         let mut travelled = DVec2::ZERO;
@@ -268,10 +292,28 @@ impl Gait {
         let (mut path_mm, mut made_mm) = (0.0, 0.0);
         // Where the body is by what `felt` said last (the sway aside), or by reckoning.
         let mut sensed: Option<Place> = None;
+        // How far along the path (in its rows) the place the walk heads for is, and the
+        // row the walk got there: a path faster than the walk is walked later, all of it,
+        // not cut across.
+        let mut along = 0.0f64;
+        let mut path_done: Option<usize> = None;
+        let path_end = path.len().saturating_sub(1) as f64;
+        // The row by which the path is walked: at most [`WARP_S`] after the performer
+        // (what follows the motion waits that long), and in time to step home by `until`.
+        let homeward_max = ((slowest_cycle_s + 2.0 * SWAY_IN_S) / row_s).ceil();
+        let deadline = (path_end + WARP_S / row_s)
+            .min(until.map_or(f64::INFINITY, |u| u as f64 - homeward_max))
+            .max(path_end);
         loop {
             // Where it should be, what the path's speed asks there, and how far it is off.
-            let target = path.get(row).or(path.last()).copied().unwrap_or_default();
-            let next = path.get(row + 1).copied().unwrap_or(target);
+            let target = path_at(path, along);
+            // Later, but not much: the rest of the path is walked by the deadline.
+            let rows_left = (deadline - row as f64).max(1.0);
+            let rate = self
+                .rate(style, path, along, row_s)
+                .max((path_end - along) / rows_left)
+                .min(1.0);
+            let next = path_at(path, along + rate);
             let here = sensed.unwrap_or(Place {
                 at: travelled,
                 heading,
@@ -282,17 +324,32 @@ impl Gait {
             let off_heading = target.heading - here.heading;
             let arrived = off.length() < ARRIVED_MM && off_heading.abs() < ARRIVED_RAD;
             // Stepping home and swaying back take a slow cycle and the sway.
-            let homeward = ((self.style.cycle_max_s + 2.0 * SWAY_IN_S) / row_s).ceil() as usize;
+            let homeward = ((style.cycle_max_s + 2.0 * SWAY_IN_S) / row_s).ceil() as usize;
             let in_time = until.is_none_or(|u| row + homeward < u);
             let walking = in_time
-                && (row < path.len()
-                    || (!arrived && (row - path.len()) as f64 * row_s < CATCH_UP_S));
+                && path_done
+                    .is_none_or(|done| !arrived && (row - done) as f64 * row_s < CATCH_UP_S);
             let asked = walking.then(|| {
                 let ahead = onward.rotate(next.at - target.at) / row_s;
                 let turning = wrap(next.heading - target.heading) / row_s;
                 (ahead + off / TRACK_S, turning + off_heading / TRACK_S)
             });
             let (v, turn) = asked.unwrap_or_default();
+            // Arriving, a trot gives way to the crawl (on four paws, between the pairs'
+            // swings): slow, on two paws, it rocks about and barely steers, and the
+            // ERS-210's turned away from where it should face as it walked on.
+            let finishing = path_done.is_some()
+                && off.length() < FINISH_IN_CRAWL_MM
+                && off_heading.abs() < FINISH_IN_CRAWL_RAD;
+            if finishing
+                && asked.is_some()
+                && style != Style::CRAWL
+                && phase >= 0.0
+                && swinging.iter().all(Option::is_none)
+            {
+                style = Style::CRAWL;
+                phase = -SWAY_IN_S / style.cycle_max_s;
+            }
             if asked.is_none() && sway_out.is_none() {
                 // Every paw has stepped back to its place with the body still: sway back.
                 if stepped_home.iter().all(|&h| h) && swinging.iter().all(Option::is_none) {
@@ -308,14 +365,19 @@ impl Gait {
                 linear,
                 turn,
                 cycle,
-            } = self.pace(v, turn);
-            if row < path.len() {
+            } = self.pace(style, v, turn);
+            if path_done.is_none() && walking {
+                // The path's own pace here, and the share of it the walk goes.
                 let onward_mm = self.paw_speed(
-                    onward.rotate(next.at - target.at) / row_s,
-                    wrap(next.heading - target.heading) / row_s,
+                    onward.rotate(path_at(path, along + 1.0).at - target.at) / row_s,
+                    wrap(path_at(path, along + 1.0).heading - target.heading) / row_s,
                 );
                 path_mm += onward_mm;
-                made_mm += onward_mm.min(self.style.fastest_mm_s());
+                made_mm += onward_mm * rate;
+                along = (along + rate).min(path_end);
+                if along >= path_end {
+                    path_done = Some(row + 1);
+                }
             }
             // The body's move over this row, and the paws on the floor moving back under it.
             let before = phase;
@@ -323,11 +385,9 @@ impl Gait {
                 phase += row_s / cycle;
             }
             for i in 0..4 {
-                let at = |p: f64| (p - self.style.swing_at[i]).rem_euclid(1.0);
-                let swing_now =
-                    phase >= 0.0 && at(phase) < self.style.swing_share && sway_out.is_none();
-                let swing_began =
-                    swing_now && (before < 0.0 || at(before) >= self.style.swing_share);
+                let at = |p: f64| (p - style.swing_at[i]).rem_euclid(1.0);
+                let swing_now = phase >= 0.0 && at(phase) < style.swing_share && sway_out.is_none();
+                let swing_began = swing_now && (before < 0.0 || at(before) >= style.swing_share);
                 if swing_began {
                     // Walking, the paws land a little wider than the stand; home, on it.
                     let home = if asked.is_some() {
@@ -336,8 +396,8 @@ impl Gait {
                     } else {
                         self.stand_paws[i]
                     };
-                    let reach = (linear + rotate(turn, home.truncate()))
-                        * (self.style.stance() * cycle / 2.0);
+                    let reach =
+                        (linear + rotate(turn, home.truncate())) * (style.stance() * cycle / 2.0);
                     swinging[i] = Some(Swing {
                         from: paws[i],
                         land: home + reach.extend(0.0),
@@ -371,12 +431,12 @@ impl Gait {
             let ease = if let Some(from) = sway_out {
                 1.0 - (row - from) as f64 / sway_in as f64
             } else if phase < 0.0 {
-                1.0 + phase * self.style.cycle_max_s / SWAY_IN_S
+                1.0 + phase * style.cycle_max_s / SWAY_IN_S
             } else {
                 1.0
             };
-            let body = self.style.sway(phase.max(0.0)) * smooth(ease.clamp(0.0, 1.0));
-            self.pose_legs(&mut paws, &swinging, phase, body, &mut angles);
+            let body = style.sway(phase.max(0.0)) * smooth(ease.clamp(0.0, 1.0));
+            self.pose_legs(style, &mut paws, &swinging, phase, body, &mut angles);
             out.legs.push(angles);
             if let Some(felt) = felt.as_deref_mut() {
                 // The body's centre carries the sway; the crawl's place does not.
@@ -393,7 +453,7 @@ impl Gait {
             // A walk that never settles still ends: a hostile or endless input.
             if row
                 > path.len()
-                    + ((CATCH_UP_S + 4.0 * self.style.cycle_max_s) / row_s) as usize
+                    + ((WARP_S + CATCH_UP_S + 4.0 * slowest_cycle_s) / row_s) as usize
                     + 2 * sway_in
             {
                 break;
@@ -406,6 +466,23 @@ impl Gait {
             1.0
         };
         out
+    }
+}
+
+/// The place on `path` (a place a row) `along` rows into it, between its rows; the
+/// last one past its end.
+fn path_at(path: &[Place], along: f64) -> Place {
+    let Some(&last) = path.last() else {
+        return Place::default();
+    };
+    let k = along.max(0.0).floor() as usize;
+    let (Some(&a), Some(&b)) = (path.get(k), path.get(k + 1)) else {
+        return last;
+    };
+    let t = along - k as f64;
+    Place {
+        at: a.at.lerp(b.at, t),
+        heading: a.heading + (b.heading - a.heading) * t,
     }
 }
 
@@ -438,18 +515,27 @@ impl Gait {
             .fold(0.0, f64::max)
     }
 
+    /// How many of `path`'s rows the place the walk heads for moves on in one row, at
+    /// `along`: all of one where the walk keeps up with the path, less where it asks
+    /// more than [`WARP_SHARE`] of the style's fastest.
+    fn rate(&self, style: Style, path: &[Place], along: f64, row_s: f64) -> f64 {
+        let (a, b) = (path_at(path, along), path_at(path, along + 1.0));
+        let onward = DVec2::from_angle(-a.heading).rotate(b.at - a.at) / row_s;
+        let asked = self.paw_speed(onward, wrap(b.heading - a.heading) / row_s);
+        (WARP_SHARE * style.fastest_mm_s() / asked.max(1e-9)).min(1.0)
+    }
+
     /// What the crawl makes of going `v` and turning `turn`: both slowed alike to its
     /// fastest (it walks any way it faces, so it need not turn to get somewhere), at the
     /// cycle whose stride carries them.
-    fn pace(&self, v: DVec2, turn: f64) -> Pace {
-        let share = (self.style.fastest_mm_s() / self.paw_speed(v, turn).max(1e-9)).min(1.0);
+    fn pace(&self, style: Style, v: DVec2, turn: f64) -> Pace {
+        let share = (style.fastest_mm_s() / self.paw_speed(v, turn).max(1e-9)).min(1.0);
         let (linear, turn) = (v * share, turn * share);
         let demand = self.paw_speed(linear, turn);
         let cycle = if demand > 0.0 {
-            (REACH_MM / (demand * self.style.stance()))
-                .clamp(self.style.cycle_min_s, self.style.cycle_max_s)
+            (REACH_MM / (demand * style.stance())).clamp(style.cycle_min_s, style.cycle_max_s)
         } else {
-            self.style.cycle_max_s
+            style.cycle_max_s
         };
         Pace {
             linear,
@@ -464,6 +550,7 @@ impl Gait {
     /// paw's centre moves by its roll as its leg turns.
     fn pose_legs(
         &self,
+        style: Style,
         paws: &mut [DVec3; 4],
         swinging: &[Option<Swing>; 4],
         phase: f64,
@@ -473,7 +560,7 @@ impl Gait {
         for i in 0..4 {
             let mut target = paws[i];
             if let Some(swing) = swinging[i] {
-                let s = ((phase - self.style.swing_at[i]).rem_euclid(1.0) / self.style.swing_share)
+                let s = ((phase - style.swing_at[i]).rem_euclid(1.0) / style.swing_share)
                     .clamp(0.0, 1.0);
                 target = swing.from.lerp(swing.land, smooth(s));
                 target.z = self.stand_paws[i].z + LIFT_MM * (std::f64::consts::PI * s).sin();
@@ -584,6 +671,51 @@ mod tests {
     }
 
     #[test]
+    fn a_path_faster_than_the_walk_is_walked_later_all_of_it_not_cut_across() {
+        let gait = Gait::of(&Profile::builtin("ERS-7").unwrap()).unwrap();
+        // A quarter circle to the left, 400 mm of arc in 4 s: twice what the crawl goes.
+        let row_s = 0.016;
+        let rows = (4.0 / row_s) as usize;
+        let radius = 400.0 / std::f64::consts::FRAC_PI_2;
+        let on_arc = |heading: f64| DVec2::new(heading.sin(), 1.0 - heading.cos()) * radius;
+        let path: Vec<Place> = (0..=rows)
+            .map(|k| {
+                let heading = std::f64::consts::FRAC_PI_2 * k as f64 / rows as f64;
+                Place {
+                    at: on_arc(heading),
+                    heading,
+                }
+            })
+            .collect();
+        // Where the walk reckons the body is, row by row (it steers by that here).
+        let mut places = Vec::new();
+        let mut reckoned = |_: &[[f64; 3]; 4], place: Place| {
+            places.push(place);
+            None
+        };
+        let walked = gait.walk(&path, row_s, None, Some(&mut reckoned));
+        // It went at what it could, and took the longer for it.
+        assert!(walked.slowed < 0.6, "{}", walked.slowed);
+        assert!(
+            walked.legs.len() as f64 * row_s > 6.0,
+            "{}",
+            walked.legs.len()
+        );
+        // Round the arc, not across it: chasing where the performer was cut the corner
+        // by up to the arc's sagitta (75 mm here).
+        let off_arc = |p: DVec2| (p - DVec2::new(0.0, radius)).length() - radius;
+        let widest = places
+            .iter()
+            .map(|p| off_arc(p.at).abs())
+            .fold(0.0, f64::max);
+        assert!(widest < 20.0, "{widest} mm off the arc");
+        let end = places.last().unwrap();
+        let goal = path.last().unwrap();
+        assert!(end.at.distance(goal.at) < ARRIVED_MM, "{end:?}");
+        assert!((end.heading - goal.heading).abs() < ARRIVED_RAD, "{end:?}");
+    }
+
+    #[test]
     fn a_trot_swings_the_diagonal_pairs_together_and_outpaces_the_crawl() {
         let profile = Profile::builtin("ERS-7").unwrap();
         let trot = Gait::styled(&profile, Style::TROT).unwrap();
@@ -630,14 +762,14 @@ mod tests {
     fn the_pace_slows_going_and_turning_alike_to_the_fastest_crawl() {
         let gait = Gait::of(&Profile::builtin("ERS-7").unwrap()).unwrap();
         // Slow enough: as asked, at a cycle within its bounds.
-        let slow = gait.pace(DVec2::new(20.0, 0.0), 0.0);
+        let slow = gait.pace(Style::CRAWL, DVec2::new(20.0, 0.0), 0.0);
         assert_eq!((slow.linear, slow.turn), (DVec2::new(20.0, 0.0), 0.0));
         let crawl = Style::CRAWL;
         assert!((crawl.cycle_min_s..=crawl.cycle_max_s).contains(&slow.cycle));
         // Twice too fast, going and turning: both halved or more, the fastest paw at
         // the crawl's top speed, at its quickest cycle.
         let asked = (DVec2::new(200.0, 50.0), 0.8);
-        let fast = gait.pace(asked.0, asked.1);
+        let fast = gait.pace(Style::CRAWL, asked.0, asked.1);
         let share = fast.turn / asked.1;
         assert!(share < 0.5 && fast.linear.distance(asked.0 * share) < 1e-9);
         let paw = gait.paw_speed(fast.linear, fast.turn);
@@ -648,6 +780,9 @@ mod tests {
             fast.cycle
         );
         // Standing still: the slowest cycle.
-        assert_eq!(gait.pace(DVec2::ZERO, 0.0).cycle, crawl.cycle_max_s);
+        assert_eq!(
+            gait.pace(Style::CRAWL, DVec2::ZERO, 0.0).cycle,
+            crawl.cycle_max_s
+        );
     }
 }

@@ -49,7 +49,12 @@ impl PathFigures {
         let length = |line: &[DVec2]| -> f64 {
             line.windows(2).map(|w| w[0].distance(w[1])).sum::<f64>() + 0.0
         };
-        let (performer_mm, robot_mm) = (length(performer), length(&robot));
+        // Through the means, a slow crawl still sways: its path is measured from point to
+        // point of it at least [`STRIDE_MM`] apart, and the performer's alike.
+        let (performer_mm, robot_mm) = (
+            length(&thinned(performer, STRIDE_MM)),
+            length(&thinned(&robot, STRIDE_MM)),
+        );
         // Every point of one path against every segment of the other: the performer's
         // path (a point a row) thinned to a point every 10 mm keeps an hour's walk cheap.
         let thinned = thinned(performer, 10.0);
@@ -104,6 +109,13 @@ impl PathFigures {
         )
     }
 }
+
+/// Travel is measured in steps at least this long, mm: the crawl sways its body 30 mm
+/// to either side, and through its two-second means a slow crawl's sway stays in (round
+/// a circle, walked at a third of the performer's pace, it measured 143% of the
+/// performer's distance with its means within 15 mm of the performer's path; in 30 mm
+/// steps, 100%).
+const STRIDE_MM: f64 = 30.0;
 
 /// The points of `path` at least `mm` from the last one kept, and its end.
 fn thinned(path: &[DVec2], mm: f64) -> Vec<DVec2> {

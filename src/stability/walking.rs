@@ -208,7 +208,13 @@ pub fn felt_in_context(
                 .saturating_sub(2 * blend + 1)
                 .saturating_sub(start)
         });
-        let origin = here;
+        // The walk heads for the performer's path, joined up from the walks before (as
+        // the path figures join it), not from where they left the body: what they fell
+        // short, walk `i` makes up.
+        let started = here;
+        let origin = walks[..i]
+            .iter()
+            .fold(Place::default(), |end, w| end.then(w.goal()));
         let mut rows = grid.rows.iter().skip(start);
         let Some(mut others) = grid.rows.get(start) else {
             return (walks, Vec::new());
@@ -231,11 +237,14 @@ pub fn felt_in_context(
         walks[i].gait = walked;
         played = walks[i].rows().end;
         tracing::debug!(
-            "walk {} felt in its place: the body ends at {:.0}, {:.0} mm, heading {:.0}°, from where it started at {:.0}, {:.0} mm, heading {:.0}°",
+            "walk {} felt in its place: the body ends at {:.0}, {:.0} mm, heading {:.0}°, from {:.0}, {:.0} mm, heading {:.0}° (the performer's path from {:.0}, {:.0} mm, heading {:.0}°)",
             i + 1,
             here.at.x,
             here.at.y,
             here.heading.to_degrees(),
+            started.at.x,
+            started.at.y,
+            started.heading.to_degrees(),
             origin.at.x,
             origin.at.y,
             origin.heading.to_degrees()
