@@ -618,14 +618,12 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_crawl_that_feels_its_body_turn_short_turns_on_until_it_faces_the_path_s_end() {
-        let gait = Gait::of(&Profile::builtin("ERS-7").unwrap()).unwrap();
-        // A quarter circle to the left: 300 mm of arc over 8 s.
-        let row_s = 0.016;
-        let rows = (8.0 / row_s) as usize;
-        let radius = 300.0 / std::f64::consts::FRAC_PI_2;
-        let path: Vec<Place> = (0..=rows)
+    /// A quarter circle to the left, `arc_mm` long over `seconds`, a place every `row_s`;
+    /// and its radius.
+    fn quarter_circle(arc_mm: f64, seconds: f64, row_s: f64) -> (Vec<Place>, f64) {
+        let rows = (seconds / row_s) as usize;
+        let radius = arc_mm / std::f64::consts::FRAC_PI_2;
+        let path = (0..=rows)
             .map(|k| {
                 let heading = std::f64::consts::FRAC_PI_2 * k as f64 / rows as f64;
                 Place {
@@ -634,6 +632,14 @@ mod tests {
                 }
             })
             .collect();
+        (path, radius)
+    }
+
+    #[test]
+    fn a_crawl_that_feels_its_body_turn_short_turns_on_until_it_faces_the_path_s_end() {
+        let gait = Gait::of(&Profile::builtin("ERS-7").unwrap()).unwrap();
+        let row_s = 0.016;
+        let (path, _) = quarter_circle(300.0, 8.0, row_s);
         let goal = *path.last().unwrap();
         // A floor on which the body turns 0.7 and goes 0.8 of what the crawl reckons, row
         // by row: where the body is, by each row's reckoned move.
@@ -676,20 +682,9 @@ mod tests {
     #[test]
     fn a_path_faster_than_the_walk_is_walked_later_all_of_it_not_cut_across() {
         let gait = Gait::of(&Profile::builtin("ERS-7").unwrap()).unwrap();
-        // A quarter circle to the left, 400 mm of arc in 4 s: twice what the crawl goes.
+        // 400 mm of arc in 4 s: twice what the crawl goes.
         let row_s = 0.016;
-        let rows = (4.0 / row_s) as usize;
-        let radius = 400.0 / std::f64::consts::FRAC_PI_2;
-        let on_arc = |heading: f64| DVec2::new(heading.sin(), 1.0 - heading.cos()) * radius;
-        let path: Vec<Place> = (0..=rows)
-            .map(|k| {
-                let heading = std::f64::consts::FRAC_PI_2 * k as f64 / rows as f64;
-                Place {
-                    at: on_arc(heading),
-                    heading,
-                }
-            })
-            .collect();
+        let (path, radius) = quarter_circle(400.0, 4.0, row_s);
         // Where the walk reckons the body is, row by row (it steers by that here).
         let mut places = Vec::new();
         let mut reckoned = |_: &[[f64; 3]; 4], place: Place| {
