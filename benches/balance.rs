@@ -57,17 +57,15 @@ fn balance(c: &mut Criterion) {
         let grid = keyframes::grid(&tracks, &profile, &on.keyframes).unwrap();
         let neutral = retarget::neutral_pose(&profile, &on.retarget);
         let margin = pipeline::default_margin(&profile);
-        let planned = |stage: &Stage| {
-            pipeline::planned(
-                stage,
-                &tracks,
-                &profile,
-                &grid,
-                &travel,
-                Way::RECKONED_CRAWL,
-                margin,
-            )
+        let balancing = pipeline::Balancing {
+            tracks: &tracks,
+            travel: &travel,
+            grid: &grid,
+            profile: &profile,
+            options: &on,
+            margin,
         };
+        let planned = |stage: &Stage| pipeline::planned(stage, &balancing, Way::RECKONED_CRAWL);
         group.bench_function("the stage (plan, QP per row, keyframes)", |b| {
             b.iter(|| {
                 let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
@@ -118,7 +116,7 @@ fn balance(c: &mut Criterion) {
             group.bench_function(name, |b| {
                 b.iter(|| {
                     let stage = Stage::new(&profile, grid.frame_ms, &neutral).unwrap();
-                    pipeline::planned(&stage, &tracks, &profile, &grid, &travel, way, margin)
+                    pipeline::planned(&stage, &balancing, way)
                 })
             });
         }

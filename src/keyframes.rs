@@ -403,6 +403,37 @@ pub fn grid(tracks: &Tracks, profile: &Profile, options: &Options) -> Result<Gri
     })
 }
 
+/// A posture as a grid row: the body's roll, pitch and yaw, then every joint.
+fn posture_row(p: &Posture) -> Vec<f64> {
+    [0.0, p.body_pitch, 0.0]
+        .into_iter()
+        .chain(p.joints.iter().copied())
+        .collect()
+}
+
+/// Each grid column's largest step in the ramps from and to the postures.
+fn ramp_limits(max_step: &[Option<f64>]) -> Vec<Option<f64>> {
+    [None, None, None]
+        .into_iter()
+        .chain(max_step.iter().map(|s| s.map(|s| s * RAMP_SPEED_SHARE)))
+        .collect()
+}
+
+/// The rows [`finish`] plays from the start posture into a grid whose first row is
+/// `first` (rows of `frame_ms`): the ramp, the posture's own row left out, ending in
+/// `first` (none where the motion starts in the posture).
+pub fn ramp_in(
+    first: &[f64],
+    profile: &Profile,
+    options: &Options,
+) -> Result<Vec<Vec<f64>>, KeyframeError> {
+    let (start, _) = postures(profile, options)?;
+    let start_row = posture_row(start);
+    let limits = ramp_limits(&max_steps(profile, options.frame_ms));
+    let steps = ramp_length(&start_row, first, &limits);
+    Ok(ramp(&start_row, first, steps))
+}
+
 /// A motion from grid rows: it starts in the start posture, ramps into the rows at a
 /// share of each joint's speed, plays them, ramps to the end posture, and is reduced to
 /// the fewest keyframes the tolerance allows.
@@ -418,16 +449,7 @@ pub fn finish(
     }
     let steps_per_frame = (options.frame_ms / 16) as usize;
     let max_step = max_steps(profile, options.frame_ms);
-    let posture_row = |p: &Posture| -> Vec<f64> {
-        [0.0, p.body_pitch, 0.0]
-            .into_iter()
-            .chain(p.joints.iter().copied())
-            .collect()
-    };
-    let ramp_limits: Vec<Option<f64>> = [None, None, None]
-        .into_iter()
-        .chain(max_step.iter().map(|s| s.map(|s| s * RAMP_SPEED_SHARE)))
-        .collect();
+    let ramp_limits = ramp_limits(&max_step);
 
     // Rows: start posture, a ramp into the motion, the motion, a ramp to the end posture.
     let start_row = posture_row(start);

@@ -294,20 +294,20 @@ pub fn default_margin(profile: &Profile) -> f64 {
     }
 }
 
-/// The contact plan for `grid`, and the grid padded as the plan asks (see
-/// [`plan::Padding`]). The robot walks over the spans of `travel` (none: it treads in
-/// place), and no gesture lifts a paw there. Walks felt on the simulated floor are felt
-/// in the motion as it plays up to each ([`walking::felt_in_context`]), its stage kept
-/// at `margin` mm.
-pub fn planned(
-    stage: &Stage,
-    tracks: &Tracks,
-    profile: &Profile,
-    grid: &keyframes::Grid,
-    travel: &[Span],
-    way: Way,
-    margin: f64,
-) -> Planned {
+/// The contact plan for `from.grid`, and the grid padded as the plan asks (see
+/// [`plan::Padding`]). The robot walks `way` over the spans of `from.travel` (none: it
+/// treads in place), and no gesture lifts a paw there. Walks felt on the simulated
+/// floor are felt in the motion as it plays up to each ([`walking::felt_in_context`]),
+/// its stage kept at `from.margin` mm.
+pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
+    let Balancing {
+        tracks,
+        travel,
+        grid,
+        profile,
+        options,
+        margin,
+    } = *from;
     let landing_rows = |row: usize, paw: usize| stage.landing_rows_from(&grid.rows[row], paw);
     let standing = plan::plan(
         tracks,
@@ -347,14 +347,23 @@ pub fn planned(
                     rows
                 };
                 let step_s = grid.step_s();
+                let ramp_in = |first: &[f64]| {
+                    keyframes::ramp_in(first, profile, &options.keyframes).unwrap_or_default()
+                };
                 let felt;
-                (felt, felt_path) =
-                    walking::felt_in_context(walks, profile, way.style, step_s, &mut motion);
+                (felt, felt_path) = walking::felt_in_context(
+                    walks,
+                    profile,
+                    way.style,
+                    step_s,
+                    &mut motion,
+                    &ramp_in,
+                );
                 felt
             }
             // Without the simulation there is no floor to feel, nor a stage to run ahead.
             _ => {
-                let _ = margin;
+                let _ = (margin, options);
                 walks
             }
         }
@@ -508,15 +517,16 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
 
 /// What the balance stage builds from, whichever way the robot walks.
 #[derive(Clone, Copy)]
-struct Balancing<'a> {
-    tracks: &'a Tracks,
+pub struct Balancing<'a> {
+    pub tracks: &'a Tracks,
     /// Where the performer travels (none: the robot treads in place).
-    travel: &'a [Span],
-    grid: &'a keyframes::Grid,
-    profile: &'a Profile,
-    options: &'a BuildOptions,
+    pub travel: &'a [Span],
+    /// The retargeted motion's rows.
+    pub grid: &'a keyframes::Grid,
+    pub profile: &'a Profile,
+    pub options: &'a BuildOptions,
     /// The margin the stage keeps, mm.
-    margin: f64,
+    pub margin: f64,
 }
 
 /// The balance stage, keyframes and the proof, repaired where the proof finds a fall.
@@ -533,15 +543,7 @@ fn keep_balance(
 fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> {
     let neutral = retarget::neutral_pose(from.profile, &from.options.retarget);
     let stage = Stage::new(from.profile, from.grid.frame_ms, &neutral)?;
-    let planned = planned(
-        &stage,
-        from.tracks,
-        from.profile,
-        from.grid,
-        from.travel,
-        way,
-        from.margin,
-    );
+    let planned = planned(&stage, from, way);
     Ok((stage, planned))
 }
 

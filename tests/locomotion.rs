@@ -391,10 +391,11 @@ fn a_walk_ends_where_the_floor_it_steered_by_had_it() {
         let apart = ((felt.at.x - proof.x_mm).powi(2) + (felt.at.y - proof.y_mm).powi(2)).sqrt();
         let turned = felt.heading.to_degrees() - proof.heading_deg;
         // Not to the millimetre: the proof plays the written keyframes (within 0.5° of
-        // the rows the floor played) from the start posture's ramp, and slip is chaotic
-        // (the ERS-210's straight walk ends 11° apart; felt alone, from the stand, the
-        // jumping take's walk on the ERS-210 steered for the performer's −26° and ended
-        // at −70° in the proof).
+        // the rows the floor played), and slip is chaotic. Both play the ramp from the
+        // start posture: the circle ends 7 mm and 2° apart, the ERS-210's straight walk
+        // 28 mm and 7° (11° before the floor played the ramp; felt alone, from the
+        // stand, the jumping take's walk on the ERS-210 steered for the performer's −26°
+        // and ended at −70° in the proof).
         assert!(
             apart < 40.0 && turned.abs() < 15.0,
             "{model}: felt {felt:?}, the proof at {} ms {proof:?}",

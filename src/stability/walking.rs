@@ -157,7 +157,9 @@ fn walk_for(
 /// stand, a walk steered by a floor the proof's was not: the jumping take's on the
 /// ERS-210 ended facing −70° in the proof for the performer's −26° (−22° felt in its
 /// place). `motion(walks, i)` gives the motion's grid rows, `row_s` apart, up to walk
-/// `i`'s end with those walks laid on (it is asked for each walk in turn). Also says
+/// `i`'s end with those walks laid on (it is asked for each walk in turn); `ramp_in`
+/// the rows the written motion plays from its start posture into a first row (as
+/// `keyframes::ramp_in`), which the robot plays first, as the proof will. Also says
 /// where the floor had the body on every row it played, as the proof's path has it
 /// (from where the robot stood before the motion; empty where nothing was felt). Walks the robot
 /// cannot be simulated for are left as they are.
@@ -168,6 +170,7 @@ pub fn felt_in_context(
     style: Style,
     row_s: f64,
     motion: &mut dyn FnMut(&[Walk], usize) -> Grid,
+    ramp_in: &dyn Fn(&[f64]) -> Vec<Vec<f64>>,
 ) -> (Vec<Walk>, Vec<PathPoint>) {
     let mut path = Vec::new();
     let Some(gait) = Gait::styled(profile, style) else {
@@ -193,6 +196,16 @@ pub fn felt_in_context(
     for i in 0..walks.len() {
         let start = walks[i].start;
         let grid = motion(&walks, i);
+        if i == 0 {
+            // From the start posture, into the first row (the ramp ends on it).
+            let first = grid.rows.first().map_or(&[][..], Vec::as_slice);
+            let ramp = ramp_in(first);
+            for row in ramp.iter().take(ramp.len().saturating_sub(1)) {
+                if floor.play(row.get(3..).unwrap_or_default()).is_none() {
+                    return (walks, Vec::new());
+                }
+            }
+        }
         for row in grid.rows.iter().take(start).skip(played) {
             match floor.play(row.get(3..).unwrap_or_default()) {
                 Some(place) => {
@@ -326,11 +339,13 @@ pub fn apply(grid: &mut Grid, walks: &[Walk], profile: &Profile) {
         for (k, legs) in walk.gait.legs.iter().enumerate() {
             set(grid, rows.start + k, legs, 1.0);
         }
-        // The blends keep within each joint's limits and speed: eased from the walk's ends,
-        // and on until each joint has caught up with the gesture after the walk (bounded
-        // only to the blend's end, a joint that lagged there jumped to the next row).
+        // The blends keep within each joint's limits and speed: from the row before the
+        // blend in (the first step into it counts too: after a walk that ended late, the
+        // rows there differ), eased from the walk's ends, and on until each joint has
+        // caught up with the gesture after the walk (bounded only to the blend's end, a
+        // joint that lagged there jumped to the next row).
         let to = grid.rows.len();
-        let from = rows.start.saturating_sub(blend).min(to);
+        let from = rows.start.saturating_sub(blend + 1).min(to);
         for leg in &joints {
             for &j in leg {
                 let mut track: Vec<f64> =
@@ -352,47 +367,83 @@ mod tests {
     #[test]
     fn a_joint_that_lags_at_the_walk_s_end_catches_up_within_its_speed() {
         let profile = Profile::builtin("ERS-210").unwrap();
-        let gait = Gait::of(&profile).unwrap();
-        let joints = gait.joints();
-        let frame_ms = 16;
+        let joints = Gait::of(&profile).unwrap().joints();
         // Every joint at 0 around a walk of 20 rows whose legs swing far and fast, with
         // the rows after it back at 0: the blend out cannot get there in time.
-        let columns = 3 + profile.joints.len();
-        let mut grid = Grid {
-            rows: vec![vec![0.0; columns]; 100],
-            frame_ms,
-        };
-        let legs: Vec<[[f64; 3]; 4]> = (0..20)
-            .map(|k| [[if k % 2 == 0 { -0.6 } else { 0.6 }, 0.2, 1.2]; 4])
-            .collect();
-        let walk = Walk {
-            start: 30,
-            gait: Walked {
-                legs,
-                joints,
-                steps: Vec::new(),
-                slowed: 1.0,
-                travel: (DVec2::ZERO, 0.0),
-            },
-            source_s: (0.0, 1.0),
-            path: Vec::new(),
-        };
-        apply(&mut grid, &[walk], &profile);
-        let max_step = keyframes::max_steps(&profile, frame_ms);
+        let grid = lagging_walks(&profile, &[30]);
         for leg in joints {
             for j in leg {
-                let step = max_step[j].unwrap();
-                let track: Vec<f64> = grid.rows.iter().map(|r| r[3 + j]).collect();
-                for (k, pair) in track.windows(2).enumerate() {
-                    let moved = (pair[1] - pair[0]).abs();
-                    assert!(
-                        moved <= step + 1e-12,
-                        "joint {j}, row {k}: {moved} over {step}"
-                    );
-                }
+                let track = within_speed(&grid, &profile, j);
                 // And it does get back to the gesture after the walk.
                 assert_eq!(track.last(), Some(&0.0), "joint {j}");
             }
         }
+    }
+
+    #[test]
+    fn a_walk_that_blends_in_while_a_joint_still_lags_from_the_last_keeps_its_speed() {
+        let profile = Profile::builtin("ERS-210").unwrap();
+        let joints = Gait::of(&profile).unwrap().joints();
+        // The second walk (knees straight) blends in, 19 rows before it, while the knees
+        // still race back from the first's at their top speed: the blend's first row must
+        // not add to that.
+        for second in [70, 74, 78, 82] {
+            let grid = lagging_walks(&profile, &[30, second]);
+            for leg in joints {
+                for j in leg {
+                    within_speed(&grid, &profile, j);
+                }
+            }
+        }
+    }
+
+    /// A grid of 160 rows of 16 ms, every joint at 0, with a walk of 20 rows starting at
+    /// each of `starts` whose legs swing far and fast, laid on: the first with its knees
+    /// bent far, the others with them straight.
+    fn lagging_walks(profile: &Profile, starts: &[usize]) -> Grid {
+        let joints = Gait::of(profile).unwrap().joints();
+        let columns = 3 + profile.joints.len();
+        let mut grid = Grid {
+            rows: vec![vec![0.0; columns]; 160],
+            frame_ms: 16,
+        };
+        let legs = |knee: f64| -> Vec<[[f64; 3]; 4]> {
+            (0..20)
+                .map(|k| [[if k % 2 == 0 { -0.6 } else { 0.6 }, 0.2, knee]; 4])
+                .collect()
+        };
+        let walks: Vec<Walk> = starts
+            .iter()
+            .enumerate()
+            .map(|(w, &start)| Walk {
+                start,
+                gait: Walked {
+                    legs: legs(if w == 0 { 1.2 } else { 0.0 }),
+                    joints,
+                    steps: Vec::new(),
+                    slowed: 1.0,
+                    travel: (DVec2::ZERO, 0.0),
+                },
+                source_s: (0.0, 1.0),
+                path: Vec::new(),
+            })
+            .collect();
+        apply(&mut grid, &walks, profile);
+        grid
+    }
+
+    /// Joint `j`'s column of `grid`, after checking that no row moves it faster than its
+    /// speed allows.
+    fn within_speed(grid: &Grid, profile: &Profile, j: usize) -> Vec<f64> {
+        let step = keyframes::max_steps(profile, grid.frame_ms)[j].unwrap();
+        let track: Vec<f64> = grid.rows.iter().map(|r| r[3 + j]).collect();
+        for (k, pair) in track.windows(2).enumerate() {
+            let moved = (pair[1] - pair[0]).abs();
+            assert!(
+                moved <= step + 1e-12,
+                "joint {j}, row {k}: {moved} over {step}"
+            );
+        }
+        track
     }
 }
