@@ -132,7 +132,7 @@ impl Kept {
     /// walks only (each walk's path from where the last ended); `None` without walks.
     #[cfg(feature = "physics")]
     pub fn path_figures(&self) -> Option<PathFigures> {
-        walks_against(&self.plan, &self.physics.path)
+        walks_against(&self.plan.walks, &self.physics.path)
     }
 
     /// Where the proof still finds a fall: a sentence, or `None` when it stays up.
@@ -156,14 +156,13 @@ impl Kept {
     }
 }
 
-/// The body's `path` beside the performer's scaled path over `plan`'s walks, walk after walk,
+/// The body's `path` beside the performer's scaled path over `walks`, walk after walk,
 /// each from where the last ended; `None` without walks.
 #[cfg(feature = "physics")]
 fn walks_against(
-    plan: &Plan,
+    walks: &[plan::Walk],
     path: &[crate::stability::physics::PathPoint],
 ) -> Option<PathFigures> {
-    let walks = &plan.walks;
     if walks.is_empty() {
         return None;
     }
@@ -481,7 +480,7 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
             };
             let mut ways: Vec<(f64, (Way, Stage, Planned))> = Vec::new();
             for (way, stage, planned) in planned.into_iter().collect::<Result<Vec<_>, _>>()? {
-                let figures = walks_against(&planned.plan, &planned.felt_path);
+                let figures = walks_against(&planned.plan.walks, &planned.felt_path);
                 ways.push((
                     missed(way, "as the floor felt it", figures),
                     (way, stage, planned),

@@ -22,8 +22,8 @@
 //! by the style's quickest: a path faster than the walk is walked later, all of it (the
 //! place the walk heads for moves along it at what the walk can go, [`WARP_S`] late at
 //! most), and [`Walked::slowed`] says how much of the path's speed it made. A trot
-//! arriving finishes in the crawl. The angles come from the legs' closed-form inverse kinematics (`robot::legs`),
-//! within the joints' limits. Nothing here feels the floor: where the body really goes
+//! arriving finishes in the crawl. The angles come from the legs' closed-form inverse
+//! kinematics (`robot::legs`), within the joints' limits. Nothing here feels the floor: where the body really goes
 //! is the simulation's to say, and a walk may steer by it ([`Felt`]).
 
 use glam::{DVec2, DVec3};
@@ -165,7 +165,7 @@ pub type Felt<'a> = dyn FnMut(&[[f64; 3]; 4], Place) -> Option<Place> + 'a;
 /// The crawl closes the distance to where it should be over about this long, s.
 const TRACK_S: f64 = 1.0;
 
-/// Once the path ends, the crawl walks on for at most this long to get there, s.
+/// Once the path is behind it, the walk walks on for at most this long to get there, s.
 const CATCH_UP_S: f64 = 5.0;
 
 /// The share of a style's fastest a path may ask before the walk follows it slower than
