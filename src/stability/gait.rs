@@ -714,6 +714,52 @@ mod tests {
     }
 
     #[test]
+    fn a_trot_that_has_to_catch_up_finishes_in_the_crawl_and_gets_there() {
+        let trot = Gait::styled(&Profile::builtin("ERS-7").unwrap(), Style::TROT).unwrap();
+        // 300 mm straight ahead in 3 s, on a floor where the body goes 0.7 of what the
+        // walk reckons: at the path's end it is behind, and walks on to get there.
+        let row_s = 0.016;
+        let rows = (3.0 / row_s) as usize;
+        let path: Vec<Place> = (0..=rows)
+            .map(|k| Place {
+                at: DVec2::new(300.0 * k as f64 / rows as f64, 0.0),
+                heading: 0.0,
+            })
+            .collect();
+        let (mut body, mut was) = (Place::default(), Place::default());
+        let mut last = Place::default();
+        let mut slipping = |_: &[[f64; 3]; 4], reckoned: Place| {
+            let moved = DVec2::from_angle(-was.heading).rotate(reckoned.at - was.at);
+            body.at += DVec2::from_angle(body.heading).rotate(0.7 * moved);
+            body.heading += reckoned.heading - was.heading;
+            was = reckoned;
+            last = body;
+            Some(body)
+        };
+        let walked = trot.walk(&path, row_s, None, Some(&mut slipping));
+        // Each swing either has a partner in the air with it (the trot's diagonal pair)
+        // or is alone (the crawl's): the pairs first, then the crawl to the end.
+        let paired = |l: &Lift| {
+            walked
+                .steps
+                .iter()
+                .any(|o| o.paw != l.paw && o.start < l.end && l.start < o.end)
+        };
+        let mut steps = walked.steps.clone();
+        steps.sort_by_key(|l| l.start);
+        let first_alone = steps
+            .iter()
+            .position(|l| !paired(l))
+            .expect("no crawl steps");
+        assert!(first_alone >= 8, "{steps:?}");
+        // One paw at a time from there on, a crawl's cycle at least, stepping home last.
+        assert!(steps[first_alone..].iter().all(|l| !paired(l)), "{steps:?}");
+        assert!(steps.len() - first_alone >= 4, "{steps:?}");
+        let goal = path.last().unwrap();
+        assert!(last.at.distance(goal.at) < 2.0 * ARRIVED_MM, "{last:?}");
+    }
+
+    #[test]
     fn a_trot_swings_the_diagonal_pairs_together_and_outpaces_the_crawl() {
         let profile = Profile::builtin("ERS-7").unwrap();
         let trot = Gait::styled(&profile, Style::TROT).unwrap();
