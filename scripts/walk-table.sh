@@ -29,6 +29,10 @@ takes = sorted(glob.glob("../shared/mocap-samples/bvh/*.bvh")) + sorted(
     glob.glob("../shared/mocap-samples/asf-amc/*.amc"))
 print("| take | model | walks (s, steps) | gait, steering | static / sim / sim 80% | travel: robot / performer | heading: robot / performer | ends apart | paths apart | likeness | repairs |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
+# Issue 24's acceptance for each build: up in all three judges, 70-130% of the
+# performer's scaled distance, and within 20 deg of their final heading (the turn made
+# against the turn asked, whole turns counted).
+within, built = 0, 0
 for take in takes:
     for model in models:
         mtn = os.path.join(out, "take.mtn")
@@ -43,11 +47,20 @@ for take in takes:
         static = "ok" if run("check", "--balance", mtn)[0] == 0 else "TIPS"
         up = lambda *a: "up" if json.loads(run("simulate", mtn, "--json", *a)[1])["report"]["fall"] is None else "FALLS"
         p = stage["path"]
+        built += 1
+        share = p["share"] or 0.0
+        turned = abs(p["robot_heading_deg"] - p["performer_heading_deg"])
+        judged = (static, up(), up("--torque", str(torque80)))
+        if judged == ("ok", "up", "up") \
+                and 0.7 <= share <= 1.3 and turned <= 20:
+            within += 1
         print(f"| {os.path.basename(take)} | {model} | {len(walks)} ({sum(w['walks_s'] for w in walks):.1f} s, "
               f"{sum(w['steps'] for w in walks)}) | {stage['gait']}, {stage['steering']} | "
-              f"{static} / {up()} / {up('--torque', str(torque80))} | "
+              f"{' / '.join(judged)} | "
               f"{p['robot_mm']:.0f} / {p['performer_mm']:.0f} mm ({100 * p['share']:.0f}%) | "
               f"{p['robot_heading_deg']:.0f}° / {p['performer_heading_deg']:.0f}° | {p['end_gap_mm']:.0f} mm | "
               f"{p['widest_gap_mm']:.0f} mm | "
               f"{build['likeness']['median_deg']:.1f}° | {stage['repairs']} |")
+print(f"\n{within} of {built} builds stay up in all three judges, travel 70-130% of the performer's "
+      "scaled distance and end within 20° of their final heading.")
 PY
