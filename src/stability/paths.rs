@@ -78,12 +78,14 @@ impl PathFigures {
 
     /// How far the body's walk misses the performer's, in one figure: the gap between
     /// the ends in leg lengths (`leg_mm`), plus the difference of the final headings
-    /// (turned the shorter way) in units of 20°, plus how far short of or past the
-    /// performer's distance it went, in units of 30% (the logarithm of the share over
-    /// that of 1.3). A leg length off, 20° off and 30% further count alike.
+    /// in units of 20°, plus how far short of or past the performer's distance it went,
+    /// in units of 30% (the logarithm of the share over that of 1.3). A leg length off,
+    /// 20° off and 30% further count alike. Whole turns count: a dog that spins three
+    /// times where the dancer spun four faces their way but did not walk their walk (on
+    /// Bandai's spins, the shorter way ranked a crawl that went a third of the distance
+    /// over a trot that went four fifths).
     pub fn miss(&self, leg_mm: f64) -> f64 {
-        let heading =
-            (self.robot_heading_deg - self.performer_heading_deg + 180.0).rem_euclid(360.0) - 180.0;
+        let heading = self.robot_heading_deg - self.performer_heading_deg;
         let distance = self
             .share
             .filter(|s| *s > 0.0)
@@ -182,9 +184,9 @@ mod tests {
         assert_eq!(ends(0.0, 10.0, 10.0).miss(80.0), 0.0);
         assert_eq!(ends(80.0, 10.0, 10.0).miss(80.0), 1.0);
         assert_eq!(ends(0.0, 30.0, 10.0).miss(80.0), 1.0);
-        // 350° and −10° face the same way; 190° past is 170° back.
-        assert!(ends(0.0, 350.0, -10.0).miss(80.0).abs() < 1e-9);
-        assert!((ends(40.0, 200.0, 10.0).miss(80.0) - 9.0).abs() < 1e-9);
+        // Whole turns count: 350° is 18 units from −10°, though it faces the same way.
+        assert!((ends(0.0, 350.0, -10.0).miss(80.0) - 18.0).abs() < 1e-9);
+        assert!((ends(40.0, 200.0, 10.0).miss(80.0) - 10.0).abs() < 1e-9);
         // 30% further, or as much shorter (1 / 1.3 as far), counts as a leg length.
         let further = PathFigures {
             robot_mm: 650.0,
