@@ -302,7 +302,8 @@ impl Gait {
         let mut path_done: Option<usize> = None;
         let path_end = path.len().saturating_sub(1) as f64;
         // The row by which the path is walked: at most [`WARP_S`] after the performer
-        // (what follows the motion waits that long), and in time to step home by `until`.
+        // (the rows it walks on over are theirs no more), and in time to step home by
+        // `until`.
         let homeward_max = ((slowest_cycle_s + 2.0 * SWAY_IN_S) / row_s).ceil();
         let deadline = (path_end + WARP_S / row_s)
             .min(until.map_or(f64::INFINITY, |u| u as f64 - homeward_max))
