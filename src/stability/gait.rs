@@ -619,6 +619,17 @@ mod tests {
         }
     }
 
+    /// `mm` straight ahead over `seconds`, a place every `row_s`.
+    fn straight_ahead(mm: f64, seconds: f64, row_s: f64) -> Vec<Place> {
+        let rows = (seconds / row_s) as usize;
+        (0..=rows)
+            .map(|k| Place {
+                at: DVec2::new(mm * k as f64 / rows as f64, 0.0),
+                heading: 0.0,
+            })
+            .collect()
+    }
+
     /// A quarter circle to the left, `arc_mm` long over `seconds`, a place every `row_s`;
     /// and its radius.
     fn quarter_circle(arc_mm: f64, seconds: f64, row_s: f64) -> (Vec<Place>, f64) {
@@ -720,13 +731,7 @@ mod tests {
         // 300 mm straight ahead in 3 s, on a floor where the body goes 0.7 of what the
         // walk reckons: at the path's end it is behind, and walks on to get there.
         let row_s = 0.016;
-        let rows = (3.0 / row_s) as usize;
-        let path: Vec<Place> = (0..=rows)
-            .map(|k| Place {
-                at: DVec2::new(300.0 * k as f64 / rows as f64, 0.0),
-                heading: 0.0,
-            })
-            .collect();
+        let path = straight_ahead(300.0, 3.0, row_s);
         let (mut body, mut was) = (Place::default(), Place::default());
         let mut last = Place::default();
         let mut slipping = |_: &[[f64; 3]; 4], reckoned: Place| {
@@ -766,13 +771,7 @@ mod tests {
         let trot = Gait::styled(&profile, Style::TROT).unwrap();
         // 400 mm straight ahead in 3 s: faster than either can go.
         let row_s = 0.016;
-        let rows = (3.0 / row_s) as usize;
-        let path: Vec<Place> = (0..=rows)
-            .map(|k| Place {
-                at: DVec2::new(400.0 * k as f64 / rows as f64, 0.0),
-                heading: 0.0,
-            })
-            .collect();
+        let path = straight_ahead(400.0, 3.0, row_s);
         let walked = trot.walk(&path, row_s, None, None);
         // Paws in plan order (lf, rf, lh, rh): each row's paws in the air are none, or
         // lf with rh, or rf with lh.
