@@ -249,7 +249,7 @@ impl Gait {
     /// body: it heads for where it should be, at what the path's own speed asks plus
     /// what closes the gap over [`TRACK_S`], going and turning slowed alike to the
     /// style's speed. Where the path asks more than the style goes, where it should be
-    /// moves along the path slower than the performer did ([`Gait::rate`]), up to
+    /// moves along the path slower than the performer did ([`Gait::path_pace`]), up to
     /// [`WARP_S`] late. It starts and ends in the stand: it sways over before its first
     /// step; once it has the path behind it, it walks on until it gets there (at most
     /// [`CATCH_UP_S`]; a trot near there finishes in the crawl), steps each paw back to
@@ -304,7 +304,7 @@ impl Gait {
         // The row by which the path is walked: at most [`WARP_S`] after the performer
         // (the rows it walks on over are theirs no more), and in time to step home by
         // `until`.
-        let homeward_max = ((slowest_cycle_s + 2.0 * SWAY_IN_S) / row_s).ceil();
+        let homeward_max = homeward_rows(slowest_cycle_s, row_s) as f64;
         let deadline = (path_end + WARP_S / row_s)
             .min(until.map_or(f64::INFINITY, |u| u as f64 - homeward_max))
             .max(path_end);
@@ -313,8 +313,8 @@ impl Gait {
             let target = path_at(path, along);
             // Later, but not much: the rest of the path is walked by the deadline.
             let rows_left = (deadline - row as f64).max(1.0);
-            let rate = self
-                .rate(style, path, along, row_s)
+            let pace_mm_s = self.path_pace(path, along, row_s);
+            let rate = (WARP_SHARE * style.fastest_mm_s() / pace_mm_s.max(1e-9))
                 .max((path_end - along) / rows_left)
                 .min(1.0);
             let next = path_at(path, along + rate);
@@ -328,7 +328,7 @@ impl Gait {
             let off_heading = target.heading - here.heading;
             let arrived = off.length() < ARRIVED_MM && off_heading.abs() < ARRIVED_RAD;
             // Stepping home and swaying back take a slow cycle and the sway.
-            let homeward = ((style.cycle_max_s + 2.0 * SWAY_IN_S) / row_s).ceil() as usize;
+            let homeward = homeward_rows(style.cycle_max_s, row_s);
             let in_time = until.is_none_or(|u| row + homeward < u);
             let walking = in_time
                 && path_done
@@ -372,12 +372,8 @@ impl Gait {
             } = self.pace(style, v, turn);
             if path_done.is_none() && walking {
                 // The path's own pace here, and the share of it the walk goes.
-                let onward_mm = self.paw_speed(
-                    onward.rotate(path_at(path, along + 1.0).at - target.at) / row_s,
-                    wrap(path_at(path, along + 1.0).heading - target.heading) / row_s,
-                );
-                path_mm += onward_mm;
-                made_mm += onward_mm * rate;
+                path_mm += pace_mm_s;
+                made_mm += pace_mm_s * rate;
                 along = (along + rate).min(path_end);
                 if along >= path_end {
                     path_done = Some(row + 1);
@@ -473,6 +469,11 @@ impl Gait {
     }
 }
 
+/// Rows `row_s` apart to step home and sway back: a cycle of `cycle_s` and the sway.
+fn homeward_rows(cycle_s: f64, row_s: f64) -> usize {
+    ((cycle_s + 2.0 * SWAY_IN_S) / row_s).ceil() as usize
+}
+
 /// The place on `path` (a place a row) `along` rows into it, between its rows; the
 /// last one past its end.
 fn path_at(path: &[Place], along: f64) -> Place {
@@ -519,14 +520,14 @@ impl Gait {
             .fold(0.0, f64::max)
     }
 
-    /// How many of `path`'s rows the place the walk heads for moves on in one row, at
-    /// `along`: all of one where the walk keeps up with the path, less where it asks
-    /// more than [`WARP_SHARE`] of the style's fastest.
-    fn rate(&self, style: Style, path: &[Place], along: f64, row_s: f64) -> f64 {
+    /// How fast the fastest paw strides (mm/s, as [`Gait::paw_speed`]) at the pace `path`
+    /// (a place a row `row_s` apart) asks `along` it, in its own heading there: the walk
+    /// heads for a place that moves along the path at [`WARP_SHARE`] of the style's
+    /// fastest at most.
+    fn path_pace(&self, path: &[Place], along: f64, row_s: f64) -> f64 {
         let (a, b) = (path_at(path, along), path_at(path, along + 1.0));
         let onward = DVec2::from_angle(-a.heading).rotate(b.at - a.at) / row_s;
-        let asked = self.paw_speed(onward, wrap(b.heading - a.heading) / row_s);
-        (WARP_SHARE * style.fastest_mm_s() / asked.max(1e-9)).min(1.0)
+        self.paw_speed(onward, wrap(b.heading - a.heading) / row_s)
     }
 
     /// What the crawl makes of going `v` and turning `turn`: both slowed alike to its
