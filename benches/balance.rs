@@ -57,8 +57,11 @@ fn balance(c: &mut Criterion) {
         let grid = keyframes::grid(&tracks, &profile, &on.keyframes).unwrap();
         let neutral = retarget::neutral_pose(&profile, &on.retarget);
         let margin = pipeline::default_margin(&profile);
+        let velocities = locomotion::velocities(&tracks.performer, tracks.frame_time);
         let balancing = pipeline::Balancing {
             tracks: &tracks,
+            velocities: &velocities,
+            waits: &[],
             travel: &travel,
             grid: &grid,
             profile: &profile,
@@ -94,7 +97,18 @@ fn balance(c: &mut Criterion) {
         group.bench_function("the gait alone (walks planned and laid on the grid)", |b| {
             b.iter(|| {
                 let lead = plan.padding.lead;
-                let walks = walking::plan(&travel, &tracks, &profile, &padded, lead, Style::CRAWL);
+                let walks = walking::plan(
+                    walking::Performance {
+                        travel: &travel,
+                        tracks: &tracks,
+                        velocities: &velocities,
+                        waits: &[],
+                    },
+                    &profile,
+                    &padded,
+                    lead,
+                    Style::CRAWL,
+                );
                 let mut walked = balanced.grid.clone();
                 walking::apply(&mut walked, black_box(&walks), &profile);
                 walked

@@ -6,7 +6,7 @@
 # the overall likeness median, the paws the balance stage raised or held down, and the
 # proof's repairs. Then Sony's own motions through the same judges.
 #
-#   scripts/balance-table.sh [MODEL...]      (default: ERS-7 ERS-210 ERS-220; needs ../shared)
+#   [BUILD_ARGS="--timing wait"] scripts/balance-table.sh [MODEL...]   (default: ERS-7 ERS-210 ERS-220; needs ../shared)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=../shared
@@ -18,6 +18,9 @@ trap 'rm -rf "$out"' EXIT
 
 python3 - "$shared" "$out" "${models[@]}" <<'PY'
 import glob, json, os, subprocess, sys
+
+# More build options, from the environment (BUILD_ARGS="--timing wait").
+extra = os.environ.get("BUILD_ARGS", "").split()
 
 shared, out, models = sys.argv[1], sys.argv[2], sys.argv[3:]
 bin = "target/release/aibo-motion"
@@ -57,7 +60,7 @@ for model in models:
     for name, source in takes:
         off, on = f"{out}/off.mtn", f"{out}/on.mtn"
         run("-q", "build", *source, "--profile", model, "--balance", "off", "-o", off)
-        code, text = run("-q", "build", *source, "--profile", model, "-o", on, "--json")
+        code, text = run("-q", "build", *source, "--profile", model, "-o", on, "--json", *extra)
         if code not in (0, 1) or not text:
             print(f"| {name} | {model} | build failed | | | | | | |")
             continue

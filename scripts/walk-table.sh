@@ -6,7 +6,7 @@
 # beside the performer's path scaled by leg length, the final headings, how far apart
 # the two ends are and the two paths run at most, the likeness, and the proof's repairs.
 #
-#   scripts/walk-table.sh [MODEL...]      (default: ERS-7 ERS-210; needs ../shared)
+#   [BUILD_ARGS="--timing wait"] scripts/walk-table.sh [MODEL...]   (default: ERS-7 ERS-210; needs ../shared)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build -q --release
@@ -16,6 +16,9 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 python3 - "$out" "${models[@]}" <<'PY'
 import glob, json, os, subprocess, sys
+
+# More build options, from the environment (BUILD_ARGS="--timing wait").
+extra = os.environ.get("BUILD_ARGS", "").split()
 
 out, models = sys.argv[1], sys.argv[2:]
 bin = "target/release/aibo-motion"
@@ -36,7 +39,7 @@ within, built = 0, 0
 for take in takes:
     for model in models:
         mtn = os.path.join(out, "take.mtn")
-        code, text = run("build", take, "--profile", model, "-o", mtn, "--force", "--json")
+        code, text = run("build", take, "--profile", model, "-o", mtn, "--force", "--json", *extra)
         if code != 0:
             continue
         build = json.loads(text)

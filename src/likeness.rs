@@ -86,8 +86,8 @@ pub struct Likeness {
     /// Where the face points.
     pub head: Option<Figure>,
     pub beyond_limits: Vec<BeyondLimits>,
-    /// How long the robot walks where the performer travels, s: there the limbs are not
-    /// compared (the gait moves the legs), and the head and the path figures stand for
+    /// How long the robot walks where the performer travels (and the performance waits
+    /// for a walk to finish), s: there the limbs are not compared (the gait moves the legs), and the head and the path figures stand for
     /// the likeness.
     pub walking_s: f64,
 }

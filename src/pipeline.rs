@@ -21,6 +21,7 @@ use crate::robot::profile::Profile;
 use crate::source::Clip;
 #[cfg(feature = "physics")]
 use crate::stability::gait::Place;
+use crate::stability::gait::Style;
 #[cfg(feature = "physics")]
 use crate::stability::paths::PathFigures;
 use crate::stability::plan::{self, Plan};
@@ -61,6 +62,18 @@ pub enum Locomotion {
     InPlace,
 }
 
+/// What follows a walk the robot needs longer for than the performer took.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Timing {
+    /// The take's timing is kept (for a motion played to its music): the walk walks on
+    /// over the gestures after it.
+    #[default]
+    Keep,
+    /// The performance waits for the walk to finish ([`Waited`]): every gesture plays,
+    /// later.
+    Wait,
+}
+
 /// How a clip becomes a motion.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BuildOptions {
@@ -68,6 +81,7 @@ pub struct BuildOptions {
     pub keyframes: keyframes::Options,
     pub balance: Balance,
     pub locomotion: Locomotion,
+    pub timing: Timing,
 }
 
 /// A motion built from a clip, with the tracks it was made from.
@@ -110,6 +124,9 @@ pub struct Kept {
     pub physics: crate::stability::physics::Report,
     /// How many times the stage was sent back.
     pub repairs: usize,
+    /// Where the performance waits for a walk to finish (in the take's seconds): the
+    /// rows, the tracks and the plan play it with the waits in.
+    pub waits: Vec<walking::Wait>,
     /// The way its walks went: their style, and how they steered.
     pub way: Way,
     /// Where the simulated floor had the body on each grid row it played while the walks
@@ -189,24 +206,28 @@ impl Built {
     }
 
     /// Where the robot walks, in the performance's seconds (the blends either side
-    /// included): the likeness leaves the limbs out there.
+    /// included), and where the performance waits for it to finish: the likeness leaves
+    /// the limbs out there.
     pub fn walking_s(&self) -> Vec<(f64, f64)> {
         let Some(kept) = &self.balance else {
             return Vec::new();
         };
         let row_s = kept.plan.row_s;
         let lead = kept.plan.padding.lead as f64;
-        kept.plan
-            .walks
-            .iter()
-            .map(|w| {
-                let rows = w.rows();
-                (
-                    (rows.start as f64 - lead) * row_s - walking::BLEND_S,
-                    (rows.end as f64 - lead) * row_s + walking::BLEND_S,
-                )
-            })
-            .collect()
+        let walks = kept.plan.walks.iter().map(|w| {
+            let rows = w.rows();
+            (
+                (rows.start as f64 - lead) * row_s - walking::BLEND_S,
+                (rows.end as f64 - lead) * row_s + walking::BLEND_S,
+            )
+        });
+        let mut waited = 0.0;
+        let waits = kept.waits.iter().map(move |w| {
+            let at = w.at_s + waited;
+            waited += w.wait_s;
+            (at, at + w.wait_s)
+        });
+        walks.chain(waits).collect()
     }
 
     /// How much the motion built without the balance stage would have looked like it.
@@ -265,18 +286,22 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
         Locomotion::Walk => &travel[..],
         Locomotion::InPlace => &[],
     };
+    let velocities = locomotion::velocities(&tracks.performer, tracks.frame_time);
     let from = Balancing {
         tracks: &tracks,
+        velocities: &velocities,
+        waits: &[],
         travel: walks,
         grid: &grid,
         profile,
         options,
         margin,
     };
-    let (keyed, kept) = walked(&from, unbalanced)?;
+    let (keyed, kept, waited) = walked(&from, unbalanced)?;
     Ok(Built {
         motion: keyed.motion,
-        tracks,
+        // As the motion plays them: with the waits for the walks in.
+        tracks: waited.map_or(tracks, |w| w.tracks),
         source_start_ms: keyed.source_start_ms,
         ramp_out_ms: keyed.ramp_out_ms,
         balance: Some(kept),
@@ -301,6 +326,8 @@ pub fn default_margin(profile: &Profile) -> f64 {
 pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
     let Balancing {
         tracks,
+        velocities,
+        waits,
         travel,
         grid,
         profile,
@@ -323,7 +350,18 @@ pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
     } else {
         let lead = standing.padding.lead;
         // Where and how far each walk goes, reckoned.
-        let walks = walking::plan(travel, tracks, profile, &padded, lead, way.style);
+        let walks = walking::plan(
+            walking::Performance {
+                travel,
+                tracks,
+                velocities,
+                waits,
+            },
+            profile,
+            &padded,
+            lead,
+            way.style,
+        );
         match way.steering {
             // Then each felt in its place: the stage as far as walk `i`'s end, going on
             // from the start of the walk before (the rows before that are as they were;
@@ -425,12 +463,15 @@ fn walked_plan(
 /// end nearer where the performer's does, facing the same way, having come as far
 /// ([`PathFigures::miss`]), is proved; the other only where the proof has it fall, and
 /// then the one that stays up (or misses less) is kept. Without the simulation, the
-/// crawl steers by its own reckoning.
-fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), BuildError> {
-    let build = |way, unbalanced| keep_balance(from, unbalanced, way);
+/// crawl steers by its own reckoning. Each way plays the performance waiting for its
+/// own walks ([`Waited`]): that of the way kept comes back where it waits at all.
+fn walked(
+    from: &Balancing,
+    unbalanced: Keyframed,
+) -> Result<(Keyframed, Kept, Option<Waited>), BuildError> {
+    type Proved = (Keyframed, Kept);
     #[cfg(feature = "physics")]
     if let Some(gait) = crate::stability::gait::Gait::of(from.profile) {
-        use crate::stability::gait::Style;
         use crate::stability::walking::Steering;
         let walks: Vec<&Span> = from
             .travel
@@ -445,6 +486,14 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
             if crawl_falls_behind {
                 styles.push(Style::TROT);
             }
+            let waited = styles
+                .iter()
+                .map(|&style| Waited::of(from, style))
+                .collect::<Result<Vec<_>, _>>()?;
+            let froms: Vec<Balancing> = waited
+                .iter()
+                .map(|w| w.as_ref().map_or(*from, |w| w.balancing(from)))
+                .collect();
             let felt = |style| Way {
                 style,
                 steering: Steering::Felt,
@@ -457,7 +506,8 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
                 std::thread::scope(|scope| {
                     let ways: Vec<_> = styles
                         .iter()
-                        .map(|&style| {
+                        .zip(&froms)
+                        .map(|(&style, from)| {
                             let way = felt(style);
                             scope.spawn(move || plan_way(from, way).map(|(s, p)| (way, s, p)))
                         })
@@ -478,20 +528,25 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
                 );
                 miss
             };
-            let mut ways: Vec<(f64, (Way, Stage, Planned))> = Vec::new();
-            for (way, stage, planned) in planned.into_iter().collect::<Result<Vec<_>, _>>()? {
+            let mut ways: Vec<(f64, (usize, Way, Stage, Planned))> = Vec::new();
+            for (k, planned) in planned.into_iter().enumerate() {
+                let (way, stage, planned) = planned?;
                 let figures = walks_against(&planned.plan.walks, &planned.felt_path);
                 ways.push((
                     missed(way, "as the floor felt it", figures),
-                    (way, stage, planned),
+                    (k, way, stage, planned),
                 ));
             }
             // The crawl first on a tie (it comes first, and the sort keeps the order).
             ways.sort_by(|a, b| a.0.total_cmp(&b.0));
             // Proved: the one that stays up, then the one that misses less.
-            let mut best: Option<((bool, f64), (Keyframed, Kept))> = None;
-            for (_, (way, stage, planned)) in ways {
-                let built = keep_planned(from, unbalanced.clone(), way, &stage, planned)?;
+            // Its rank (falls, then misses), which way it was, and what it built.
+            let mut best: Option<((bool, f64), usize, Proved)> = None;
+            for (_, (k, way, stage, planned)) in ways {
+                let unbalanced = waited[k]
+                    .as_ref()
+                    .map_or_else(|| unbalanced.clone(), |w| w.unbalanced.clone());
+                let built = keep_planned(&froms[k], unbalanced, way, &stage, planned)?;
                 let falls = built.1.falls().is_some();
                 let how = if falls {
                     "proved: falls"
@@ -499,25 +554,134 @@ fn walked(from: &Balancing, unbalanced: Keyframed) -> Result<(Keyframed, Kept), 
                     "proved: stays up"
                 };
                 let miss = missed(way, how, built.1.path_figures());
-                if best.as_ref().is_none_or(|(rank, _)| (falls, miss) < *rank) {
-                    best = Some(((falls, miss), built));
+                if best.as_ref().is_none_or(|(rank, ..)| (falls, miss) < *rank) {
+                    best = Some(((falls, miss), k, built));
                 }
                 if !falls {
                     break;
                 }
             }
-            if let Some((_, best)) = best {
-                return Ok(best);
+            if let Some((_, k, (keyed, kept))) = best {
+                let waited = waited.into_iter().nth(k).flatten();
+                return Ok((keyed, Waited::told(kept, &waited), waited));
             }
         }
     }
-    build(Way::RECKONED_CRAWL, unbalanced)
+    let waited = Waited::of(from, Style::CRAWL)?;
+    let (keyed, kept) = match &waited {
+        Some(w) => keep_balance(
+            &w.balancing(from),
+            w.unbalanced.clone(),
+            Way::RECKONED_CRAWL,
+        )?,
+        None => keep_balance(from, unbalanced, Way::RECKONED_CRAWL)?,
+    };
+    Ok((keyed, Waited::told(kept, &waited), waited))
+}
+
+/// The performance as it plays for walks in one style: held still where it waits for a
+/// walk that takes the robot longer than the performer ([`walking::waits`]), so that the
+/// walk does not walk over the gestures after it; on the grid, and built without the
+/// stage.
+pub struct Waited {
+    pub waits: Vec<walking::Wait>,
+    pub tracks: Tracks,
+    velocities: Vec<[f64; 3]>,
+    travel: Vec<Span>,
+    grid: keyframes::Grid,
+    unbalanced: Keyframed,
+}
+
+impl Waited {
+    /// The performance of `from` waiting for its walks in `style`; `None` where none
+    /// needs it to.
+    fn of(from: &Balancing, style: Style) -> Result<Option<Waited>, BuildError> {
+        if from.options.timing == Timing::Keep {
+            return Ok(None);
+        }
+        let frame_s = from.tracks.frame_time;
+        let step_s = from.grid.step_s();
+        let performance = walking::Performance {
+            travel: from.travel,
+            tracks: from.tracks,
+            velocities: from.velocities,
+            waits: &[],
+        };
+        let waits = walking::waits(performance, from.profile, step_s, style);
+        if waits.is_empty() || !frame_s.is_finite() || frame_s <= 0.0 {
+            return Ok(None);
+        }
+        // In whole frames of the take.
+        let holds: Vec<(usize, usize)> = waits
+            .iter()
+            .map(|w| {
+                (
+                    (w.at_s / frame_s).round() as usize,
+                    (w.wait_s / frame_s).ceil() as usize,
+                )
+            })
+            .collect();
+        let waits: Vec<walking::Wait> = holds
+            .iter()
+            .map(|&(frame, count)| walking::Wait {
+                at_s: frame as f64 * frame_s,
+                wait_s: count as f64 * frame_s,
+            })
+            .collect();
+        let tracks = from.tracks.holding(&holds);
+        // The travel as the take has it, the performer still while they wait.
+        let times = retarget::hold_times(from.tracks.frames, &holds);
+        let mut velocities = Vec::with_capacity(tracks.frames);
+        for (v, &n) in from.velocities.iter().zip(&times) {
+            velocities.push(*v);
+            velocities.extend(std::iter::repeat_n([0.0; 3], n - 1));
+        }
+        let travel = from
+            .travel
+            .iter()
+            .map(|s| walking::waited(s, &waits))
+            .collect();
+        let grid = keyframes::grid(&tracks, from.profile, &from.options.keyframes)?;
+        let unbalanced = finish(&grid, from.profile, &from.options.keyframes)?;
+        Ok(Some(Waited {
+            waits,
+            tracks,
+            velocities,
+            travel,
+            grid,
+            unbalanced,
+        }))
+    }
+
+    /// `from` with the waits in.
+    fn balancing<'a>(&'a self, from: &Balancing<'a>) -> Balancing<'a> {
+        Balancing {
+            tracks: &self.tracks,
+            velocities: &self.velocities,
+            waits: &self.waits,
+            travel: &self.travel,
+            grid: &self.grid,
+            ..*from
+        }
+    }
+
+    /// `kept`, told where its performance waited.
+    fn told(mut kept: Kept, waited: &Option<Waited>) -> Kept {
+        kept.waits = waited.as_ref().map_or_else(Vec::new, |w| w.waits.clone());
+        kept
+    }
 }
 
 /// What the balance stage builds from, whichever way the robot walks.
 #[derive(Clone, Copy)]
 pub struct Balancing<'a> {
     pub tracks: &'a Tracks,
+    /// How the performer travels on each frame of `tracks` ([`locomotion::velocities`]),
+    /// measured on the take: still where it waits for a walk.
+    pub velocities: &'a [[f64; 3]],
+    /// Where the performance waits for a walk (in the take's seconds; the rest in the
+    /// performance's, the waits in).
+    pub waits: &'a [walking::Wait],
     /// Where the performer travels (none: the robot treads in place).
     pub travel: &'a [Span],
     /// The retargeted motion's rows.
@@ -592,6 +756,7 @@ fn keep_planned(
                 #[cfg(feature = "physics")]
                 physics: proof.physics,
                 repairs,
+                waits: Vec::new(),
                 way,
                 #[cfg(feature = "physics")]
                 felt_path,

@@ -4,12 +4,13 @@
 mod common;
 
 use aibo_motion::mtn::dense_frame_at;
-use aibo_motion::pipeline::{self, BuildOptions};
+use aibo_motion::pipeline::{self, BuildOptions, Kept, Timing};
 use aibo_motion::retarget::locomotion::{self, Span};
 use aibo_motion::retarget::{Body, Neutral, Performer};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::bvh;
 use aibo_motion::stability::gait::Place;
+use aibo_motion::stability::walking;
 use glam::DVec2;
 
 /// The test performer (hip to ankle 82 units, facing +z) with its hips at `root` and
@@ -757,4 +758,110 @@ fn on_the_shared_walking_takes_the_ers7_ends_facing_where_the_performer_ends() {
         gaits.contains("crawl") && gaits.contains("trot"),
         "{gaits:?}"
     );
+}
+
+/// Stands 1 s, walks 2.5 leg lengths/s straight ahead for 3 s (faster than the robot can
+/// walk it: it walks the path later), stands, raises the right arm from 5.5 s to 8.5 s,
+/// and stands to 10 s.
+fn walk_then_raise() -> String {
+    let path: Vec<([f64; 3], f64)> = (0..300)
+        .map(|f| {
+            let t = (f as f64 * FRAME_S - 1.0).clamp(0.0, 3.0);
+            ([0.0, 0.0, 2.5 * LEG * t], 0.0)
+        })
+        .collect();
+    walking_bvh_with(&path, FRAME_S, |t| match (5.5..8.5).contains(&t) {
+        true => vec![("RightArm", 'x', -130.0)],
+        false => Vec::new(),
+    })
+}
+
+/// With the take's timing kept, a walk the robot needs longer for walks over the gesture
+/// after it; with `--timing wait`, the performance waits for the walk, and the gesture
+/// plays after it, all of it.
+#[test]
+fn with_timing_wait_a_gesture_after_a_walk_that_runs_late_plays_after_it_in_full() {
+    let clip = bvh::read(walk_then_raise().as_bytes()).unwrap();
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let build = |timing| {
+        let options = BuildOptions {
+            timing,
+            ..BuildOptions::default()
+        };
+        pipeline::build(&clip, &profile, &options).unwrap()
+    };
+    // The rows of the walk (its blends too) and the seconds the right front paw is up.
+    fn walked(built: &pipeline::Built) -> (&Kept, (f64, f64), Vec<(f64, f64)>) {
+        let rf = 1;
+        let kept = built.balance.as_ref().unwrap();
+        assert_eq!(kept.plan.walks.len(), 1);
+        let row_s = kept.plan.row_s;
+        let rows = kept.plan.walks[0].rows();
+        let lead = kept.plan.padding.lead as f64;
+        let walk_s = (
+            (rows.start as f64 - lead) * row_s,
+            (rows.end as f64 - lead) * row_s + walking::BLEND_S,
+        );
+        let raised: Vec<(f64, f64)> = kept
+            .plan
+            .lifts
+            .iter()
+            .filter(|l| l.paw == rf)
+            .map(|l| {
+                (
+                    (l.start as f64 - lead) * row_s,
+                    (l.end as f64 - lead) * row_s,
+                )
+            })
+            .collect();
+        (kept, walk_s, raised)
+    }
+    let kept_time = build(Timing::Keep);
+    let (kept, walk_s, raised) = walked(&kept_time);
+    // Kept in time: the walk runs past 5.5 s, over the raise, and nothing waits.
+    assert!(kept.waits.is_empty());
+    assert!(walk_s.1 > 6.5, "the walk {walk_s:?}");
+    let kept_raised: f64 = raised.iter().map(|r| r.1 - r.0).sum();
+
+    let waited = build(Timing::Wait);
+    let (kept, walk_s, raised) = walked(&waited);
+    // One wait, at the end of the walk's path (the travel ends at 4 s, the span found
+    // from a second's averages a little later, and the path goes on half a second more),
+    // before the raise, long enough for the walk.
+    assert_eq!(kept.waits.len(), 1, "{:?}", kept.waits);
+    let wait = kept.waits[0];
+    assert!((4.0..5.5).contains(&wait.at_s), "{wait:?}");
+    assert!(
+        walk_s.1 <= wait.at_s + wait.wait_s + 1e-9,
+        "{walk_s:?} {wait:?}"
+    );
+    // The raise plays after the walk, as long as the performer's (3 s, and the paw's
+    // rise before and landing after), from where the take has it, later by the wait.
+    let up: f64 = raised.iter().map(|r| r.1 - r.0).sum();
+    assert!(
+        raised.iter().all(|r| r.0 >= walk_s.1),
+        "raised {raised:?}, the walk {walk_s:?}"
+    );
+    assert!((3.0..4.5).contains(&up), "raised {up:.2} s: {raised:?}");
+    assert!(
+        up > kept_raised + 1.0,
+        "waited {up:.2} s, in time {kept_raised:.2} s"
+    );
+    let later = raised[0].0 - 5.5;
+    assert!(
+        (later - wait.wait_s).abs() < 1.0,
+        "the raise starts {later:.2} s late, the wait is {wait:?}"
+    );
+    // The motion is longer by about the wait, and it stays up.
+    let extra_ms = waited.motion.duration_ms() as f64 - kept_time.motion.duration_ms() as f64;
+    assert!(extra_ms > 0.0, "{extra_ms}");
+    assert!(kept.falls().is_none(), "{:?}", kept.falls());
+    // The likeness compares the raise where the robot makes it.
+    let likeness = waited.likeness(&profile).unwrap();
+    let arm = likeness
+        .segments
+        .iter()
+        .find(|s| s.performer == "right upper arm")
+        .unwrap();
+    assert!(arm.figure.median_deg < 20.0, "{arm:?}");
 }

@@ -27,6 +27,23 @@ pub enum OnOff {
     Off,
 }
 
+/// What follows a walk the robot needs longer for: [`pipeline::Timing`] on the command
+/// line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Timing {
+    Keep,
+    Wait,
+}
+
+impl From<Timing> for pipeline::Timing {
+    fn from(timing: Timing) -> pipeline::Timing {
+        match timing {
+            Timing::Keep => pipeline::Timing::Keep,
+            Timing::Wait => pipeline::Timing::Wait,
+        }
+    }
+}
+
 impl From<Legs> for LegMode {
     fn from(legs: Legs) -> LegMode {
         match legs {
@@ -109,12 +126,19 @@ pub struct Args {
     /// statically stable crawl, one paw up at a time, along the performer's path scaled
     /// by leg length (robot leg over human leg), steered by where the simulated body
     /// goes; where the performer goes faster than it can, it walks their path later (up
-    /// to 20 s after them, their gestures meanwhile giving way) rather than cutting
+    /// to 20 s after them, their gestures meanwhile giving way: see --timing) rather than cutting
     /// across. Where the performer outpaces the crawl, a trot instead if the simulation
     /// keeps it up and it follows the performer better. `off` has the legs follow the
     /// performer's, treading in place.
     #[arg(long, value_enum, default_value_t = OnOff::On, value_name = "on|off")]
     pub gait: OnOff,
+    /// What follows a walk the robot needs longer for than the performer took. `keep`
+    /// (the default) keeps the take's timing, for a motion played to its music: the walk
+    /// walks on over the gestures after it. `wait` holds the performer's pose at the
+    /// walk's end until the robot has finished it (and up to 5 s more it may take to
+    /// arrive): every gesture plays, later, and the motion runs longer.
+    #[arg(long, value_enum, default_value_t = Timing::Keep, value_name = "keep|wait")]
+    pub timing: Timing,
     /// How far inside the support the balance stage keeps the centre of mass, mm
     /// (default 14 on the ERS-7; 22 on the ERS-210/220, whose masses are estimates).
     #[arg(long, value_name = "MM", value_parser = super::parse_margin, allow_negative_numbers = true)]
@@ -478,8 +502,8 @@ fn likeness_text(t: &mut String, l: &Likeness, without: Option<&Likeness>) {
     if l.walking_s > 0.0 {
         let _ = writeln!(
             t,
-            "    limbs compared where the robot does not walk: over the {:.1} s it walks, the head \
-             and the path figures stand for them",
+            "    limbs compared where the robot does not walk: over the {:.1} s it walks (and the \
+             performance waits for it), the head and the path figures stand for them",
             l.walking_s
         );
     }
@@ -601,6 +625,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             OnOff::On => pipeline::Locomotion::Walk,
             OnOff::Off => pipeline::Locomotion::InPlace,
         },
+        timing: args.timing.into(),
     };
     let built = pipeline::build(&clip, &profile, &options)
         .with_context(|| format!("{}: cannot build a motion", input.display()))?;

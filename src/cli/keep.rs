@@ -7,7 +7,7 @@ use aibo_motion::pipeline::{Kept, PROOF_TORQUE};
 use aibo_motion::stability::gait::Style;
 use aibo_motion::stability::paths::PathFigures;
 use aibo_motion::stability::plan::{is_front, PAWS};
-use aibo_motion::stability::walking::{Steering, Way};
+use aibo_motion::stability::walking::{take_s, Steering, Wait, Way};
 use serde_json::json;
 use std::fmt::Write as _;
 
@@ -45,6 +45,9 @@ pub struct Stage {
     pub without: Option<Likeness>,
     /// Where the robot walks.
     pub walks: Vec<Walked>,
+    /// Where the performance waits for a walk to finish: when (s into the take) and how
+    /// long (s).
+    pub waits: Vec<Wait>,
     /// The simulated body's path beside the performer's, where it walks.
     pub path: Option<PathFigures>,
     /// The way the walks went (none without walks).
@@ -101,8 +104,8 @@ impl Stage {
                 .walks
                 .iter()
                 .map(|w| Walked {
-                    from_s: round3(w.source_s.0),
-                    to_s: round3(w.source_s.1),
+                    from_s: round3(take_s(&kept.waits, w.source_s.0)),
+                    to_s: round3(take_s(&kept.waits, w.source_s.1)),
                     walks_s: round3(w.gait.legs.len() as f64 * kept.plan.row_s),
                     steps: w.gait.steps.len(),
                     forward_mm: w.gait.travel.0.x.round(),
@@ -111,6 +114,7 @@ impl Stage {
                     speed_share: (w.gait.slowed * 100.0).round() / 100.0,
                 })
                 .collect(),
+            waits: kept.waits.clone(),
             path: kept.path_figures(),
             way: (!kept.plan.walks.is_empty()).then_some(kept.way),
         }
@@ -144,6 +148,10 @@ impl Stage {
             "falls": self.falls,
             "likeness_without": self.without.as_ref().map(super::build::likeness_json),
             "walks": self.walks,
+            "waits": self.waits.iter().map(|w| json!({
+                "at_s": round3(w.at_s),
+                "wait_s": round3(w.wait_s),
+            })).collect::<Vec<_>>(),
             "path": self.path,
             "gait": self.way.map(|w| w.style.name),
             "steering": self.way.map(|w| match w.steering {
@@ -195,6 +203,13 @@ impl Stage {
                 "    walks where the performer travels from {:.1} s to {:.1} s: {} steps in {:.1} s{slowed}; \
                  its strides alone reckon {:.0} mm forward and {:.0} mm to the left, turning {:.0}°",
                 w.from_s, w.to_s, w.steps, w.walks_s, w.forward_mm, w.left_mm, w.turn_deg
+            );
+        }
+        for w in &self.waits {
+            let _ = writeln!(
+                t,
+                "    the performance waits {:.1} s at {:.1} s for the walk to finish (what follows plays that much later)",
+                w.wait_s, w.at_s
             );
         }
         if let Some(p) = &self.path {

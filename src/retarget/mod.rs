@@ -56,6 +56,30 @@ pub struct Tracks {
 }
 
 impl Tracks {
+    /// The tracks with the performer holding still: each `(frame, count)` of `holds`
+    /// plays `frame`'s pose (the last frame's, past the end) `count` frames more, and
+    /// what follows that much later. Measured once: a take's averages (the head's
+    /// straight ahead) are the performance's, not the waits'.
+    pub fn holding(&self, holds: &[(usize, usize)]) -> Tracks {
+        let times = hold_times(self.frames, holds);
+        Tracks {
+            joints: self
+                .joints
+                .iter()
+                .map(|j| j.as_ref().map(|track| repeated(track, &times)))
+                .collect(),
+            drivers: self.drivers.clone(),
+            frame_time: self.frame_time,
+            frames: times.iter().sum(),
+            body: self
+                .body
+                .as_ref()
+                .map(|b| b.each_ref().map(|track| repeated(track, &times))),
+            performer: self.performer.holding(&times),
+            unmeasured: self.unmeasured.clone(),
+        }
+    }
+
     /// What a missing body part means for the motion, a sentence each, for people.
     pub fn unmeasured_sentences(&self) -> Vec<String> {
         self.unmeasured
@@ -324,6 +348,29 @@ fn limb_measure(upper: DVec3, lower: DVec3, left: bool, what: &str) -> Option<f6
     })
 }
 
+/// How many times each of `frames` frames plays with `holds` (see [`Tracks::holding`]).
+pub fn hold_times(frames: usize, holds: &[(usize, usize)]) -> Vec<usize> {
+    let last = frames.saturating_sub(1);
+    let mut times = vec![1usize; frames];
+    for &(frame, count) in holds {
+        if let Some(t) = times.get_mut(frame.min(last)) {
+            *t = t.saturating_add(count);
+        }
+    }
+    times
+}
+
+/// `values` (one a frame) with each frame's `f` repeated `times[f]` times; values past
+/// `times` as they are.
+fn repeated<T: Clone>(values: &[T], times: &[usize]) -> Vec<T> {
+    let mut out = Vec::with_capacity(times.iter().sum::<usize>().max(values.len()));
+    for (f, v) in values.iter().enumerate() {
+        let n = times.get(f).copied().unwrap_or(1);
+        out.extend(std::iter::repeat_n(v, n).cloned());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,5 +381,51 @@ mod tests {
         assert_eq!(normalize("Character1_LeftUpLeg"), "leftupleg");
         assert_eq!(normalize("UpperArm_L"), "upperarml");
         assert_eq!(normalize("lhumerus"), "lhumerus");
+    }
+
+    #[test]
+    fn tracks_holding_play_the_held_frame_longer_and_the_rest_later() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/nod-and-wave.bvh");
+        let clip = crate::source::bvh::read(&std::fs::read(path).unwrap()).unwrap();
+        let profile = Profile::builtin("ERS-7").unwrap();
+        let tracks = retarget(&clip, &profile, &Options::default()).unwrap();
+        let n = tracks.frames;
+        // Frame 10 three frames more, the last (and past it) two more.
+        let held = tracks.holding(&[(10, 3), (n - 1, 1), (n + 5, 1)]);
+        assert_eq!(held.frames, n + 5);
+        // Where each of the held tracks' frames comes from.
+        let from: Vec<usize> = (0..n)
+            .flat_map(|f| {
+                let times = match f {
+                    10 => 4,
+                    f if f == n - 1 => 3,
+                    _ => 1,
+                };
+                std::iter::repeat_n(f, times)
+            })
+            .collect();
+        assert_eq!(from.len(), held.frames);
+        for (k, &f) in from.iter().enumerate() {
+            for (a, b) in held.joints.iter().zip(&tracks.joints) {
+                if let (Some(a), Some(b)) = (a, b) {
+                    assert_eq!(a[k], b[f], "frame {k} of {f}");
+                }
+            }
+            let (a, b) = (&held.performer, &tracks.performer);
+            assert_eq!(a.root[k], b.root[f]);
+            assert_eq!(a.frames[k].forward, b.frames[f].forward);
+            for (x, y) in a.limbs.iter().zip(&b.limbs) {
+                if let (Some(x), Some(y)) = (x, y) {
+                    assert_eq!(x.bones[k], y.bones[f]);
+                }
+            }
+            if let (Some(x), Some(y)) = (&a.head, &b.head) {
+                assert_eq!(x.axes[k], y.axes[f]);
+            }
+            if let (Some(x), Some(y)) = (&held.body, &tracks.body) {
+                assert_eq!(x[1][k], y[1][f]);
+            }
+        }
     }
 }

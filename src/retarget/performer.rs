@@ -155,6 +155,26 @@ pub enum Neutral {
 }
 
 impl Performer {
+    /// The performance with each frame `f` played `times[f]` times (see
+    /// [`super::Tracks::holding`]).
+    pub fn holding(&self, times: &[usize]) -> Performer {
+        Performer {
+            frames: super::repeated(&self.frames, times),
+            limbs: self.limbs.clone().map(|limb| {
+                limb.map(|l| LimbTrack {
+                    bones: super::repeated(&l.bones, times),
+                    ..l
+                })
+            }),
+            head: self.head.as_ref().map(|h| HeadTrack {
+                axes: super::repeated(&h.axes, times),
+                source: h.source.clone(),
+            }),
+            world_up: self.world_up,
+            root: super::repeated(&self.root, times),
+        }
+    }
+
     /// Measures `clip`, with the head's straight ahead where `neutral` says.
     pub fn measure(clip: &Clip, body: &Body, neutral: Neutral) -> Performer {
         let mut frames = Vec::with_capacity(clip.frames);

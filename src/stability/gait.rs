@@ -166,7 +166,7 @@ pub type Felt<'a> = dyn FnMut(&[[f64; 3]; 4], Place) -> Option<Place> + 'a;
 const TRACK_S: f64 = 1.0;
 
 /// Once the path is behind it, the walk walks on for at most this long to get there, s.
-const CATCH_UP_S: f64 = 5.0;
+pub const CATCH_UP_S: f64 = 5.0;
 
 /// The share of a style's fastest a path may ask before the walk follows it slower than
 /// the performer went (the rest closes the gap to where it should be).

@@ -154,6 +154,9 @@ pub struct Walk {
     /// That travel's path, scaled by leg length, at each of the walk's first rows (from
     /// where the walk starts): where the crawl is asked to go.
     pub path: Vec<super::gait::Place>,
+    /// The row by which the walk is back in the stand, blended out, where what follows
+    /// needs the legs (the next walk, or the gestures after a wait for it).
+    pub until: Option<usize>,
 }
 
 impl Walk {

@@ -4,10 +4,10 @@
 //! retargeted legs on its rows, eased in from the gesture before and out to the gesture
 //! after.
 
-use super::gait::{smooth, Gait, Place, Style};
+use super::gait::{smooth, Gait, Place, Style, CATCH_UP_S};
 use super::plan::Walk;
 use crate::keyframes::{self, Grid};
-use crate::retarget::locomotion::{self, Span, Travel};
+use crate::retarget::locomotion::{Span, Travel};
 use crate::retarget::Tracks;
 use crate::robot::profile::Profile;
 use glam::DVec2;
@@ -58,20 +58,37 @@ pub fn blend_rows(row_s: f64) -> usize {
     (BLEND_S / row_s).round().max(1.0) as usize
 }
 
-/// The walks for the performer's travel (`travel`: the take's spans of locomotion), on a
-/// grid of rows `row_s` apart whose performance starts at row `lead`, in `style`, each
-/// steered by its own reckoning ([`felt_in_context`] steers them by the simulated
-/// floor). Travel spans closer than [`JOIN_S`] are one walk; each walk is back in the
-/// stand before the next blends in. The last walk may run past the performance's end:
+/// What the walks follow: the performer's travel (`travel`: the take's spans of
+/// locomotion, and `velocities`: how they move on each frame of `tracks`, as
+/// [`crate::retarget::locomotion::velocities`]), and where the performance waits for a
+/// walk (`waits`, in the take's seconds; the rest in the performance's, waits in).
+#[derive(Clone, Copy)]
+pub struct Performance<'a> {
+    pub travel: &'a [Span],
+    pub tracks: &'a Tracks,
+    pub velocities: &'a [[f64; 3]],
+    pub waits: &'a [Wait],
+}
+
+/// The walks for the `performance`'s travel, on a grid of rows `row_s` apart whose
+/// performance starts at row `lead`, in `style`, each steered by its own reckoning
+/// ([`felt_in_context`] steers them by the simulated floor). Travel spans closer than
+/// [`JOIN_S`] are one walk; each walk is back in the stand before the next blends in,
+/// and by the end of the wait for it. The last walk may run past the performance's end:
 /// the grid must be padded to hold it.
 pub fn plan(
-    travel: &[Span],
-    tracks: &Tracks,
+    performance: Performance,
     profile: &Profile,
     grid: &Grid,
     lead: usize,
     style: Style,
 ) -> Vec<Walk> {
+    let Performance {
+        travel,
+        tracks,
+        velocities,
+        waits,
+    } = performance;
     let row_s = grid.step_s();
     let Some(gait) = Gait::styled(profile, style) else {
         return Vec::new();
@@ -84,12 +101,55 @@ pub fn plan(
     if spans.is_empty() || !row_s.is_finite() || row_s <= 0.0 {
         return Vec::new();
     }
-    let velocities = locomotion::velocities(&tracks.performer, tracks.frame_time);
     let blend = blend_rows(row_s);
     let row_of = |s: f64| lead + (s / row_s).round() as usize;
-    // Spans with less than a pause between them are one walk.
+    let groups = groups(&spans, tracks);
+    // Where the performance waits for a walk, in its own seconds: from and to.
+    let mut waited = 0.0;
+    let waits: Vec<(f64, f64)> = waits
+        .iter()
+        .map(|w| {
+            let at = w.at_s + waited;
+            waited += w.wait_s;
+            (at, at + w.wait_s)
+        })
+        .collect();
+    // Each walk is home in the stand, and blended out, before the next one blends in,
+    // and by the end of the wait after it.
+    let mut walks: Vec<Walk> = Vec::new();
+    for (k, &(start_s, end_s)) in groups.iter().enumerate() {
+        let next = groups
+            .get(k + 1)
+            .map(|next| row_of(next.0).saturating_sub(2 * blend + 1));
+        let waited = waits
+            .iter()
+            .find(|w| w.0 >= start_s)
+            .map(|w| row_of(w.1).saturating_sub(blend));
+        let until = match (next, waited) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let walk = walk_for(
+            &gait,
+            velocities,
+            tracks.frame_time,
+            (start_s, end_s),
+            row_s,
+            lead,
+            until,
+        );
+        if !walk.gait.legs.is_empty() {
+            walks.push(walk);
+        }
+    }
+    walks
+}
+
+/// The seconds of the performance each walk follows: the walked `spans`, those with
+/// less than a pause between them joined.
+fn groups(spans: &[&Span], tracks: &Tracks) -> Vec<(f64, f64)> {
     let mut groups: Vec<(f64, f64)> = Vec::new();
-    for span in &spans {
+    for span in spans {
         match groups.last_mut() {
             Some(last) if span.start_s - last.1 < JOIN_S => last.1 = span.end_s,
             _ => groups.push((span.start_s, span.end_s)),
@@ -104,26 +164,81 @@ pub fn plan(
             (g.1 + PATH_MARGIN_S).min(take_s),
         );
     }
-    // Each walk is home in the stand, and blended out, before the next one blends in.
-    let mut walks: Vec<Walk> = Vec::new();
-    for (k, &(start_s, end_s)) in groups.iter().enumerate() {
-        let until = groups
-            .get(k + 1)
-            .map(|next| row_of(next.0).saturating_sub(2 * blend + 1));
-        let walk = walk_for(
-            &gait,
-            &velocities,
-            tracks.frame_time,
-            (start_s, end_s),
-            row_s,
-            lead,
-            until,
-        );
-        if !walk.gait.legs.is_empty() {
-            walks.push(walk);
-        }
+    groups
+}
+
+/// Where the performance waits for a walk: at `at_s` (s into the take) the performer's
+/// pose holds for `wait_s` more, and everything after plays that much later.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Wait {
+    pub at_s: f64,
+    pub wait_s: f64,
+}
+
+/// Where the performance must wait for its walks in `style` (on a grid of rows `row_s`
+/// apart): a walk the robot needs longer for than the performer took (it walks their
+/// path later where they go faster than it can, and steps home after) would otherwise
+/// walk over the gestures after it. Each walk's length is its own reckoning, with
+/// nothing after it to be home for, and the [`CATCH_UP_S`] a walk steered by the floor
+/// may walk on to arrive. In the take's order.
+pub fn waits(performance: Performance, profile: &Profile, row_s: f64, style: Style) -> Vec<Wait> {
+    let Performance {
+        travel,
+        tracks,
+        velocities,
+        ..
+    } = performance;
+    let Some(gait) = Gait::styled(profile, style) else {
+        return Vec::new();
+    };
+    let spans: Vec<&Span> = travel.iter().filter(|s| not_walked(s).is_none()).collect();
+    if spans.is_empty() || !row_s.is_finite() || row_s <= 0.0 {
+        return Vec::new();
     }
-    walks
+    let blend = blend_rows(row_s);
+    groups(&spans, tracks)
+        .into_iter()
+        .filter_map(|group| {
+            let walk = walk_for(&gait, velocities, tracks.frame_time, group, row_s, 0, None);
+            // A walk steered by the floor may walk on to get there: the wait allows for it.
+            let done_s = (walk.rows().end + blend) as f64 * row_s + CATCH_UP_S;
+            (done_s > group.1).then_some(Wait {
+                at_s: group.1,
+                wait_s: done_s - group.1,
+            })
+        })
+        .collect()
+}
+
+/// A time `s` of the performance with `waits` in it, in the take's own seconds (a time
+/// during a wait is where it waits).
+pub fn take_s(waits: &[Wait], s: f64) -> f64 {
+    let mut waited = 0.0;
+    for w in waits {
+        let at = w.at_s + waited;
+        if s < at {
+            break;
+        }
+        if s < at + w.wait_s {
+            return w.at_s;
+        }
+        waited += w.wait_s;
+    }
+    s - waited
+}
+
+/// `span` (in the take's seconds) as it plays with `waits` in the performance.
+pub fn waited(span: &Span, waits: &[Wait]) -> Span {
+    let later: f64 = waits
+        .iter()
+        .filter(|w| w.at_s <= span.start_s)
+        .map(|w| w.wait_s)
+        .sum();
+    Span {
+        start_s: span.start_s + later,
+        end_s: span.end_s + later,
+        ..span.clone()
+    }
 }
 
 /// The walk over the performance's seconds `span`.
@@ -142,12 +257,13 @@ fn walk_for(
         (end_s / row_s).round() as usize,
     );
     let path = performer_path(velocities, frame_s, gait.leg_mm, first..=last, row_s);
-    let until = until.map(|u| u.saturating_sub(lead + first));
+    let start = lead + first;
     Walk {
-        start: lead + first,
-        gait: gait.walk(&path, row_s, until, None),
+        start,
+        gait: gait.walk(&path, row_s, until.map(|u| u.saturating_sub(start)), None),
         source_s: span,
         path,
+        until,
     }
 }
 
@@ -191,7 +307,6 @@ pub fn felt_in_context(
             heading_deg: place.heading.to_degrees(),
         });
     };
-    let blend = blend_rows(row_s);
     let (mut played, mut here) = (0, Place::default());
     for i in 0..walks.len() {
         let start = walks[i].start;
@@ -215,12 +330,8 @@ pub fn felt_in_context(
                 None => return (walks, Vec::new()),
             }
         }
-        // As `plan` has it: back in the stand before the next walk blends in.
-        let until = walks.get(i + 1).map(|next| {
-            next.start
-                .saturating_sub(2 * blend + 1)
-                .saturating_sub(start)
-        });
+        // As `plan` has it: back in the stand before what follows needs the legs.
+        let until = walks[i].until.map(|u| u.saturating_sub(start));
         // The walk heads for the performer's path, joined up from the walks before (as
         // the path figures join it), not from where they left the body: what they fell
         // short, walk `i` makes up.
@@ -268,7 +379,7 @@ pub fn felt_in_context(
 
 /// The performer's path over the floor, scaled to the robot's legs (`leg_mm` per leg
 /// length), at the rows `rows` (`row_s` apart from the take's first frame), from where
-/// it is at the first: their travel ([`locomotion::velocities`], frames `frame_s`
+/// it is at the first: their travel ([`crate::retarget::locomotion::velocities`], frames `frame_s`
 /// apart) added up.
 pub fn performer_path(
     velocities: &[[f64; 3]],
@@ -365,6 +476,53 @@ mod tests {
     use crate::stability::gait::Walked;
 
     #[test]
+    fn a_time_with_waits_in_maps_back_to_the_take_s() {
+        // 3 s at 2 s into the take, 1 s at 5 s (which plays at 8 s).
+        let waits = [
+            Wait {
+                at_s: 2.0,
+                wait_s: 3.0,
+            },
+            Wait {
+                at_s: 5.0,
+                wait_s: 1.0,
+            },
+        ];
+        for (played, take) in [
+            (1.0, 1.0),
+            (2.0, 2.0),
+            (4.9, 2.0),
+            (5.5, 2.5),
+            (7.9, 4.9),
+            (8.5, 5.0),
+            (9.5, 5.5),
+        ] {
+            assert!((take_s(&waits, played) - take).abs() < 1e-9, "{played}");
+        }
+        assert_eq!(take_s(&[], 3.0), 3.0);
+        // A span after both waits plays 4 s later; one before them as it was.
+        let span = |start_s: f64| Span {
+            start_s,
+            end_s: start_s + 1.0,
+            kind: Travel::Walk,
+            distance_legs: 2.0,
+            forward_legs: 2.0,
+            left_legs: 0.0,
+            turn_deg: 0.0,
+            speed_legs_per_s: 2.0,
+        };
+        assert_eq!(waited(&span(6.0), &waits).start_s, 10.0);
+        assert_eq!(waited(&span(6.0), &waits).end_s, 11.0);
+        assert_eq!(waited(&span(3.0), &waits).start_s, 6.0);
+        assert_eq!(waited(&span(0.5), &waits).start_s, 0.5);
+        // Each played time maps into the take, and the spans' own times come back.
+        for s in [0.5, 3.0, 6.0] {
+            let played = waited(&span(s), &waits).start_s;
+            assert!((take_s(&waits, played) - s).abs() < 1e-9, "{s}");
+        }
+    }
+
+    #[test]
     fn a_joint_that_lags_at_the_walk_s_end_catches_up_within_its_speed() {
         let profile = Profile::builtin("ERS-210").unwrap();
         let joints = Gait::of(&profile).unwrap().joints();
@@ -426,6 +584,7 @@ mod tests {
                 },
                 source_s: (0.0, 1.0),
                 path: Vec::new(),
+                until: None,
             })
             .collect();
         apply(&mut grid, &walks, profile);
