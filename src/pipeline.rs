@@ -469,7 +469,6 @@ fn walked(
     from: &Balancing,
     unbalanced: Keyframed,
 ) -> Result<(Keyframed, Kept, Option<Waited>), BuildError> {
-    type Proved = (Keyframed, Kept);
     #[cfg(feature = "physics")]
     if let Some(gait) = crate::stability::gait::Gait::of(from.profile) {
         use crate::stability::walking::Steering;
@@ -541,6 +540,7 @@ fn walked(
             ways.sort_by(|a, b| a.0.total_cmp(&b.0));
             // Proved: the one that stays up, then the one that misses less.
             // Its rank (falls, then misses), which way it was, and what it built.
+            type Proved = (Keyframed, Kept);
             let mut best: Option<((bool, f64), usize, Proved)> = None;
             for (_, (k, way, stage, planned)) in ways {
                 let unbalanced = waited[k]
@@ -628,6 +628,12 @@ impl Waited {
                 wait_s: count as f64 * frame_s,
             })
             .collect();
+        let added: usize = holds.iter().map(|h| h.1).sum();
+        let frames = from.tracks.frames.saturating_add(added);
+        if let Some(e) = crate::source::time_bounds_error(frame_s, frames) {
+            tracing::warn!("the take's timing is kept: waiting for its walks, {e}");
+            return Ok(None);
+        }
         let tracks = from.tracks.holding(&holds);
         // The travel as the take has it, the performer still while they wait.
         let times = retarget::hold_times(from.tracks.frames, &holds);
