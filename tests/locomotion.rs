@@ -864,4 +864,31 @@ fn with_timing_wait_a_gesture_after_a_walk_that_runs_late_plays_after_it_in_full
         .find(|s| s.performer == "right upper arm")
         .unwrap();
     assert!(arm.figure.median_deg < 20.0, "{arm:?}");
+
+    // On the command line: the summary and `--json` say where the performance waits
+    // and give the walk's times in the take's seconds.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("take.bvh");
+    std::fs::write(&input, walk_then_raise()).unwrap();
+    let (json, _) = built(&input, "ERS-7", &["--timing", "wait"]);
+    let stage = &json["balance_stage"];
+    let waits = stage["waits"].as_array().unwrap();
+    assert_eq!(waits.len(), 1, "{stage}");
+    assert!(
+        (waits[0]["wait_s"].as_f64().unwrap() - wait.wait_s).abs() < 0.01,
+        "{stage}"
+    );
+    let walk = &stage["walks"][0];
+    let (from, to) = (
+        walk["from_s"].as_f64().unwrap(),
+        walk["to_s"].as_f64().unwrap(),
+    );
+    assert!(from < 1.0 && (4.0..5.5).contains(&to), "{walk}");
+    let (kept_json, _) = built(&input, "ERS-7", &[]);
+    assert!(kept_json["balance_stage"]["waits"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    let longer = json["duration_s"].as_f64().unwrap() - kept_json["duration_s"].as_f64().unwrap();
+    assert!(longer > 5.0, "{longer} s longer");
 }
