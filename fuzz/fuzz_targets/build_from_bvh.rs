@@ -1,14 +1,14 @@
 //! Any BVH the reader accepts builds a motion for every model without panicking, the
 //! motion encodes and passes its own model's check, and its likeness figure is a set of
 //! angles (0° to 180°, shares 0 to 1); the balance stage runs on it (the default) and
-//! reports finite figures.
+//! reports finite figures, with the take's timing kept or waiting for its walks.
 #![no_main]
 
 use aibo_motion::check::{check, Violation};
 use aibo_motion::keyframes;
 use aibo_motion::likeness::Figure;
 use aibo_motion::mtn;
-use aibo_motion::pipeline::{build, Balance, BuildOptions, Locomotion};
+use aibo_motion::pipeline::{build, Balance, BuildOptions, Locomotion, Timing};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::retarget::{self, Neutral};
 use aibo_motion::source::bvh;
@@ -38,6 +38,11 @@ fuzz_target!(|data: &[u8]| {
         // The balance stage, the walks and the proof too, as every default build runs them.
         balance: Balance::default(),
         locomotion: Locomotion::default(),
+        // The take's timing, or (half the inputs) the performance waiting for its walks.
+        timing: match data.len() % 2 {
+            1 => Timing::Wait,
+            _ => Timing::Keep,
+        },
     };
     for model in ["ERS-210", "ERS-7"] {
         let profile = Profile::builtin(model).unwrap();
@@ -55,6 +60,13 @@ fuzz_target!(|data: &[u8]| {
             if let Some(kept) = &built.balance {
                 assert!(kept.margin_mm.is_finite() && kept.repairs <= 4, "{kept:?}");
                 assert!(kept.rows.iter().all(|r| r.shift_mm.is_finite()), "{kept:?}");
+                assert!(
+                    kept.waits
+                        .iter()
+                        .all(|w| w.at_s.is_finite() && w.wait_s > 0.0 && w.wait_s.is_finite()),
+                    "{:?}",
+                    kept.waits
+                );
             }
             let motion = built.motion;
             mtn::encode(&motion).unwrap();

@@ -132,10 +132,10 @@ pub struct Args {
     /// performer's, treading in place.
     #[arg(long, value_enum, default_value_t = OnOff::On, value_name = "on|off")]
     pub gait: OnOff,
-    /// What follows a walk the robot needs longer for than the performer took. `keep`
-    /// (the default) keeps the take's timing, for a motion played to its music: the walk
-    /// walks on over the gestures after it. `wait` holds the performer's pose at the
-    /// walk's end until the robot has finished it (and up to 5 s more it may take to
+    /// What follows a walk (--gait) the robot needs longer for than the performer took.
+    /// `keep` (the default) keeps the take's timing, for a motion played to its music:
+    /// the walk walks on over the gestures after it. `wait` holds the performer's pose at
+    /// the walk's end until the robot has finished it (and up to 5 s more it may take to
     /// arrive): every gesture plays, later, and the motion runs longer.
     #[arg(long, value_enum, default_value_t = Timing::Keep, value_name = "keep|wait")]
     pub timing: Timing,
