@@ -221,13 +221,7 @@ impl Built {
                 (rows.end as f64 - lead) * row_s + walking::BLEND_S,
             )
         });
-        let mut waited = 0.0;
-        let waits = kept.waits.iter().map(move |w| {
-            let at = w.at_s + waited;
-            waited += w.wait_s;
-            (at, at + w.wait_s)
-        });
-        walks.chain(waits).collect()
+        walks.chain(walking::played_waits(&kept.waits)).collect()
     }
 
     /// How much the motion built without the balance stage would have looked like it.

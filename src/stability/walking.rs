@@ -93,27 +93,13 @@ pub fn plan(
     let Some(gait) = Gait::styled(profile, style) else {
         return Vec::new();
     };
-    // Travel only, and far enough to be worth the walk's sway in and out and its steps
-    // home: a performer turning on the spot (a dancer's pirouette) turns faster than a
-    // crawl can and gestures as they turn, and a step or two is a gesture; the legs keep
-    // gesturing there.
-    let spans: Vec<&Span> = travel.iter().filter(|s| not_walked(s).is_none()).collect();
-    if spans.is_empty() || !row_s.is_finite() || row_s <= 0.0 {
+    let groups = walked_groups(travel, tracks);
+    if groups.is_empty() || !row_s.is_finite() || row_s <= 0.0 {
         return Vec::new();
     }
     let blend = blend_rows(row_s);
     let row_of = |s: f64| lead + (s / row_s).round() as usize;
-    let groups = groups(&spans, tracks);
-    // Where the performance waits for a walk, in its own seconds: from and to.
-    let mut waited = 0.0;
-    let waits: Vec<(f64, f64)> = waits
-        .iter()
-        .map(|w| {
-            let at = w.at_s + waited;
-            waited += w.wait_s;
-            (at, at + w.wait_s)
-        })
-        .collect();
+    let waits = played_waits(waits);
     // Each walk is home in the stand, and blended out, before the next one blends in,
     // and by the end of the wait after it.
     let mut walks: Vec<Walk> = Vec::new();
@@ -145,11 +131,14 @@ pub fn plan(
     walks
 }
 
-/// The seconds of the performance each walk follows: the walked `spans`, those with
-/// less than a pause between them joined.
-fn groups(spans: &[&Span], tracks: &Tracks) -> Vec<(f64, f64)> {
+/// The seconds of the performance each walk follows: the spans of `travel` walked, those
+/// with less than a pause between them joined. Travel only, and far enough to be worth
+/// the walk's sway in and out and its steps home: a performer turning on the spot (a
+/// dancer's pirouette) turns faster than a crawl can and gestures as they turn, and a
+/// step or two is a gesture; the legs keep gesturing there.
+fn walked_groups(travel: &[Span], tracks: &Tracks) -> Vec<(f64, f64)> {
     let mut groups: Vec<(f64, f64)> = Vec::new();
-    for span in spans {
+    for span in travel.iter().filter(|s| not_walked(s).is_none()) {
         match groups.last_mut() {
             Some(last) if span.start_s - last.1 < JOIN_S => last.1 = span.end_s,
             _ => groups.push((span.start_s, span.end_s)),
@@ -191,12 +180,11 @@ pub fn waits(performance: Performance, profile: &Profile, row_s: f64, style: Sty
     let Some(gait) = Gait::styled(profile, style) else {
         return Vec::new();
     };
-    let spans: Vec<&Span> = travel.iter().filter(|s| not_walked(s).is_none()).collect();
-    if spans.is_empty() || !row_s.is_finite() || row_s <= 0.0 {
+    if !row_s.is_finite() || row_s <= 0.0 {
         return Vec::new();
     }
     let blend = blend_rows(row_s);
-    groups(&spans, tracks)
+    walked_groups(travel, tracks)
         .into_iter()
         .filter_map(|group| {
             let walk = walk_for(&gait, velocities, tracks.frame_time, group, row_s, 0, None);
@@ -206,6 +194,20 @@ pub fn waits(performance: Performance, profile: &Profile, row_s: f64, style: Sty
                 at_s: group.1,
                 wait_s: done_s - group.1,
             })
+        })
+        .collect()
+}
+
+/// Where the performance waits for a walk (`waits`, in the take's seconds), in its own
+/// seconds (the waits before in): from and to.
+pub fn played_waits(waits: &[Wait]) -> Vec<(f64, f64)> {
+    let mut waited = 0.0;
+    waits
+        .iter()
+        .map(|w| {
+            let at = w.at_s + waited;
+            waited += w.wait_s;
+            (at, at + w.wait_s)
         })
         .collect()
 }
