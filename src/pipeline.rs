@@ -11,6 +11,11 @@
 //! still finds a fall, the stage is run again with a wider margin around it, then with
 //! every paw held down there, a bounded number of times. A motion that still falls is
 //! returned with the proof that says so: the caller must say it.
+//!
+//! A walk may take the robot longer than the performer took. By default the take's
+//! timing is kept and the walk walks over the gestures after it; with [`Timing::Wait`]
+//! the performance waits for it (the take's tracks held at the walk's end), so every
+//! gesture plays, later.
 
 use crate::keyframes::{self, finish, KeyframeError, Keyframed};
 use crate::likeness::{likeness, Likeness};
@@ -69,8 +74,8 @@ pub enum Timing {
     /// over the gestures after it.
     #[default]
     Keep,
-    /// The performance waits for the walk to finish ([`Waited`]): every gesture plays,
-    /// later.
+    /// The performance waits for the walk to finish (`walking::waits`): every gesture
+    /// plays, later.
     Wait,
 }
 
@@ -577,9 +582,9 @@ fn walked(
 /// walk that takes the robot longer than the performer ([`walking::waits`]), so that the
 /// walk does not walk over the gestures after it; on the grid, and built without the
 /// stage.
-pub struct Waited {
-    pub waits: Vec<walking::Wait>,
-    pub tracks: Tracks,
+struct Waited {
+    waits: Vec<walking::Wait>,
+    tracks: Tracks,
     velocities: Vec<[f64; 3]>,
     travel: Vec<Span>,
     grid: keyframes::Grid,

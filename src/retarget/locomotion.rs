@@ -178,7 +178,7 @@ fn half_window(frame_s: f64) -> usize {
     ((WINDOW_S / 2.0 / frame_s).round() as usize).max(1)
 }
 
-/// The body's velocity on every frame, over the window around it ([`WINDOW_S`]): forward
+/// The body's velocity on every frame, over the window around it (`WINDOW_S`): forward
 /// and to the left in the performer's heading on that frame (leg lengths per second),
 /// and the turn (radians per second, left +). Empty without legs to measure by.
 pub fn velocities(performer: &Performer, frame_s: f64) -> Vec<[f64; 3]> {

@@ -20,7 +20,7 @@
 //!
 //! The stride is limited by the legs' reach around the stand ([`REACH_MM`]) and the cycle
 //! by the style's quickest: a path faster than the walk is walked later, all of it (the
-//! place the walk heads for moves along it at what the walk can go, [`WARP_S`] late at
+//! place the walk heads for moves along it at what the walk can go, `WARP_S` late at
 //! most), and [`Walked::slowed`] says how much of the path's speed it made. A trot
 //! arriving finishes in the crawl. The angles come from the legs' closed-form inverse
 //! kinematics (`robot::legs`), within the joints' limits. Nothing here feels the floor: where the body really goes
@@ -247,10 +247,10 @@ impl Gait {
 
     /// The walk for rows `row_s` apart that follows `path`, each row's place for the
     /// body: it heads for where it should be, at what the path's own speed asks plus
-    /// what closes the gap over [`TRACK_S`], going and turning slowed alike to the
+    /// what closes the gap over `TRACK_S`, going and turning slowed alike to the
     /// style's speed. Where the path asks more than the style goes, where it should be
-    /// moves along the path slower than the performer did ([`Gait::path_pace`]), up to
-    /// [`WARP_S`] late. It starts and ends in the stand: it sways over before its first
+    /// moves along the path slower than the performer did (`Gait::path_pace`), up to
+    /// `WARP_S` late. It starts and ends in the stand: it sways over before its first
     /// step; once it has the path behind it, it walks on until it gets there (at most
     /// [`CATCH_UP_S`]; a trot near there finishes in the crawl), steps each paw back to
     /// its place, and sways back. With `until`, it is back in the stand by that row

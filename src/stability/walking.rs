@@ -73,7 +73,7 @@ pub struct Performance<'a> {
 /// The walks for the `performance`'s travel, on a grid of rows `row_s` apart whose
 /// performance starts at row `lead`, in `style`, each steered by its own reckoning
 /// ([`felt_in_context`] steers them by the simulated floor). Travel spans closer than
-/// [`JOIN_S`] are one walk; each walk is back in the stand before the next blends in,
+/// `JOIN_S` are one walk; each walk is back in the stand before the next blends in,
 /// and by the end of the wait for it. The last walk may run past the performance's end:
 /// the grid must be padded to hold it.
 pub fn plan(
