@@ -4,7 +4,8 @@
 //! its report and the simulation at 80% torque), and the whole default build (stage,
 //! proof and any repairs). The gait's share: the walks planned and laid on the grid
 //! alone (steered by reckoning; the crawl and the trot felt on the simulated floor),
-//! and the default build with `--gait off` (both takes travel).
+//! and the default build with `--gait off` (both takes travel); and the default build
+//! with `--timing wait` (the performance waiting for the walks: longer motions).
 //!
 //! Run with `cargo bench --bench balance`; the ratios are the stage's and the proof's
 //! times over the build's without them.
@@ -143,6 +144,13 @@ fn balance(c: &mut Criterion) {
         };
         group.bench_function("build with the stage, --gait off", |b| {
             b.iter(|| build(black_box(&clip), &profile, &in_place).unwrap())
+        });
+        let waiting = BuildOptions {
+            timing: pipeline::Timing::Wait,
+            ..BuildOptions::default()
+        };
+        group.bench_function("build with the stage, --timing wait", |b| {
+            b.iter(|| build(black_box(&clip), &profile, &waiting).unwrap())
         });
         group.finish();
     }
