@@ -891,4 +891,24 @@ fn with_timing_wait_a_gesture_after_a_walk_that_runs_late_plays_after_it_in_full
         .is_empty());
     let longer = json["duration_s"].as_f64().unwrap() - kept_json["duration_s"].as_f64().unwrap();
     assert!(longer > 5.0, "{longer} s longer");
+    // Without walks there is nothing to wait for, and the build says so.
+    let out = dir.path().join("in-place.mtn");
+    let run = common::run(&[
+        "build",
+        input.to_str().unwrap(),
+        "--profile",
+        "ERS-7",
+        "--gait",
+        "off",
+        "--timing",
+        "wait",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    assert!(
+        common::stderr(&run).contains("--timing wait has no walk to wait for"),
+        "{}",
+        common::stderr(&run)
+    );
 }

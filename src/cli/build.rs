@@ -627,6 +627,13 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         },
         timing: args.timing.into(),
     };
+    if args.timing == Timing::Wait && (args.balance == OnOff::Off || args.gait == OnOff::Off) {
+        tracing::warn!(
+            "{}: --timing wait has no walk to wait for: the robot walks only with the balance \
+             stage and --gait on",
+            input.display()
+        );
+    }
     let built = pipeline::build(&clip, &profile, &options)
         .with_context(|| format!("{}: cannot build a motion", input.display()))?;
     let likeness = built.likeness(&profile);
