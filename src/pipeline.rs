@@ -542,9 +542,8 @@ fn walked(
             type Proved = (Keyframed, Kept);
             let mut best: Option<((bool, f64), usize, Proved)> = None;
             for (_, (k, way, stage, planned)) in ways {
-                let unbalanced = waited[k]
-                    .as_ref()
-                    .map_or_else(|| unbalanced.clone(), |w| w.unbalanced.clone());
+                // Keyframed only for a way proved (most builds prove one).
+                let unbalanced = Waited::unbalanced(&waited[k], from, &unbalanced)?;
                 let built = keep_planned(&froms[k], unbalanced, way, &stage, planned)?;
                 let falls = built.1.falls().is_some();
                 let how = if falls {
@@ -570,7 +569,7 @@ fn walked(
     let (keyed, kept) = match &waited {
         Some(w) => keep_balance(
             &w.balancing(from),
-            w.unbalanced.clone(),
+            Waited::unbalanced(&waited, from, &unbalanced)?,
             Way::RECKONED_CRAWL,
         )?,
         None => keep_balance(from, unbalanced, Way::RECKONED_CRAWL)?,
@@ -580,15 +579,13 @@ fn walked(
 
 /// The performance as it plays for walks in one style: held still where it waits for a
 /// walk that takes the robot longer than the performer ([`walking::waits`]), so that the
-/// walk does not walk over the gestures after it; on the grid, and built without the
-/// stage.
+/// walk does not walk over the gestures after it; and on the grid.
 struct Waited {
     waits: Vec<walking::Wait>,
     tracks: Tracks,
     velocities: Vec<[f64; 3]>,
     travel: Vec<Span>,
     grid: keyframes::Grid,
-    unbalanced: Keyframed,
 }
 
 impl Waited {
@@ -627,16 +624,15 @@ impl Waited {
                 wait_s: count as f64 * frame_s,
             })
             .collect();
-        let added: usize = holds.iter().map(|h| h.1).sum();
-        let frames = from.tracks.frames.saturating_add(added);
+        let times = retarget::hold_times(from.tracks.frames, &holds);
+        let frames = times.iter().fold(0usize, |n, &t| n.saturating_add(t));
         if let Some(e) = crate::source::time_bounds_error(frame_s, frames) {
             tracing::warn!("the take's timing is kept: waiting for its walks, {e}");
             return Ok(None);
         }
-        let tracks = from.tracks.holding(&holds);
+        let tracks = from.tracks.holding(&times);
         // The travel as the take has it, the performer still while they wait.
-        let times = retarget::hold_times(from.tracks.frames, &holds);
-        let mut velocities = Vec::with_capacity(tracks.frames);
+        let mut velocities = Vec::with_capacity(frames);
         for (v, &n) in from.velocities.iter().zip(&times) {
             velocities.push(*v);
             velocities.extend(std::iter::repeat_n([0.0; 3], n - 1));
@@ -647,15 +643,27 @@ impl Waited {
             .map(|s| walking::waited(s, &waits))
             .collect();
         let grid = keyframes::grid(&tracks, from.profile, &from.options.keyframes)?;
-        let unbalanced = finish(&grid, from.profile, &from.options.keyframes)?;
         Ok(Some(Waited {
             waits,
             tracks,
             velocities,
             travel,
             grid,
-            unbalanced,
         }))
+    }
+
+    /// The motion built without the stage from the performance waiting for the walks
+    /// (the likeness it would have had is against that); `unbalanced` where it waits
+    /// for none.
+    fn unbalanced(
+        waited: &Option<Waited>,
+        from: &Balancing,
+        unbalanced: &Keyframed,
+    ) -> Result<Keyframed, BuildError> {
+        Ok(match waited {
+            Some(w) => finish(&w.grid, from.profile, &from.options.keyframes)?,
+            None => unbalanced.clone(),
+        })
     }
 
     /// `from` with the waits in.

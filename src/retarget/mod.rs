@@ -56,17 +56,15 @@ pub struct Tracks {
 }
 
 impl Tracks {
-    /// The tracks with the performer holding still: each `(frame, count)` of `holds`
-    /// plays `frame`'s pose (the last frame's, past the end) `count` frames more, and
-    /// what follows that much later. Measured once: a take's averages (the head's
-    /// straight ahead) are the performance's, not the waits'.
-    pub fn holding(&self, holds: &[(usize, usize)]) -> Tracks {
-        let times = hold_times(self.frames, holds);
+    /// The tracks with the performer holding still: frame `f` plays `times[f]` times
+    /// ([`hold_times`]), and what follows that much later. Measured once: a take's
+    /// averages (the head's straight ahead) are the performance's, not the waits'.
+    pub fn holding(&self, times: &[usize]) -> Tracks {
         Tracks {
             joints: self
                 .joints
                 .iter()
-                .map(|j| j.as_ref().map(|track| repeated(track, &times)))
+                .map(|j| j.as_ref().map(|track| repeated(track, times)))
                 .collect(),
             drivers: self.drivers.clone(),
             frame_time: self.frame_time,
@@ -74,8 +72,8 @@ impl Tracks {
             body: self
                 .body
                 .as_ref()
-                .map(|b| b.each_ref().map(|track| repeated(track, &times))),
-            performer: self.performer.holding(&times),
+                .map(|b| b.each_ref().map(|track| repeated(track, times))),
+            performer: self.performer.holding(times),
             unmeasured: self.unmeasured.clone(),
         }
     }
@@ -348,7 +346,8 @@ fn limb_measure(upper: DVec3, lower: DVec3, left: bool, what: &str) -> Option<f6
     })
 }
 
-/// How many times each of `frames` frames plays with `holds` (see [`Tracks::holding`]).
+/// How many times each of `frames` frames plays where each `(frame, count)` of `holds`
+/// plays `frame`'s pose (the last frame's, past the end) `count` frames more.
 pub fn hold_times(frames: usize, holds: &[(usize, usize)]) -> Vec<usize> {
     let last = frames.saturating_sub(1);
     let mut times = vec![1usize; frames];
@@ -392,7 +391,7 @@ mod tests {
         let tracks = retarget(&clip, &profile, &Options::default()).unwrap();
         let n = tracks.frames;
         // Frame 10 three frames more, the last (and past it) two more.
-        let held = tracks.holding(&[(10, 3), (n - 1, 1), (n + 5, 1)]);
+        let held = tracks.holding(&hold_times(n, &[(10, 3), (n - 1, 1), (n + 5, 1)]));
         assert_eq!(held.frames, n + 5);
         // Where each of the held tracks' frames comes from.
         let from: Vec<usize> = (0..n)
