@@ -126,10 +126,10 @@ pub struct Args {
     /// statically stable crawl, one paw up at a time, along the performer's path scaled
     /// by leg length (robot leg over human leg), steered by where the simulated body
     /// goes; where the performer goes faster than it can, it walks their path later (up
-    /// to 20 s after them, their gestures meanwhile giving way: see --timing) rather than cutting
-    /// across. Where the performer outpaces the crawl, a trot instead if the simulation
-    /// keeps it up and it follows the performer better. `off` has the legs follow the
-    /// performer's, treading in place.
+    /// to 20 s after them, their gestures meanwhile giving way: see --timing) rather
+    /// than cutting across. Where the performer outpaces the crawl, a trot instead if
+    /// the simulation keeps it up and it follows the performer better. `off` has the
+    /// legs follow the performer's, treading in place.
     #[arg(long, value_enum, default_value_t = OnOff::On, value_name = "on|off")]
     pub gait: OnOff,
     /// What follows a walk (--gait) the robot needs longer for than the performer took.

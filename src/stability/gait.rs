@@ -23,8 +23,9 @@
 //! place the walk heads for moves along it at what the walk can go, `WARP_S` late at
 //! most), and [`Walked::slowed`] says how much of the path's speed it made. A trot
 //! arriving finishes in the crawl. The angles come from the legs' closed-form inverse
-//! kinematics (`robot::legs`), within the joints' limits. Nothing here feels the floor: where the body really goes
-//! is the simulation's to say, and a walk may steer by it ([`Felt`]).
+//! kinematics (`robot::legs`), within the joints' limits. Nothing here feels the floor:
+//! where the body really goes is the simulation's to say, and a walk may steer by it
+//! ([`Felt`]).
 
 use glam::{DVec2, DVec3};
 
