@@ -25,7 +25,6 @@ use crate::retarget::{self, retarget, RetargetError, Tracks};
 use crate::robot::profile::Profile;
 use crate::source::Clip;
 #[cfg(feature = "physics")]
-use crate::stability::gait::Place;
 use crate::stability::gait::Style;
 #[cfg(feature = "physics")]
 use crate::stability::paths::PathFigures;
@@ -188,13 +187,8 @@ fn walks_against(
     if walks.is_empty() {
         return None;
     }
-    let mut end = Place::default();
-    let mut performer = vec![end.at];
-    for w in walks {
-        performer.extend(w.path.iter().map(|&p| end.then(p).at));
-        end = end.then(w.goal());
-    }
-    PathFigures::compare(&performer, end.heading, path)
+    let (performer, heading) = walking::joined(walks.iter().map(|w| &w.path[..]));
+    PathFigures::compare(&performer, heading, path)
 }
 
 impl Built {

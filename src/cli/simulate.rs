@@ -2,6 +2,7 @@
 
 use super::{detect, json_text, load_clip, load_motion, print_stdout, Outcome, SourceArgs};
 use aibo_motion::fsio;
+use aibo_motion::keyframes;
 use aibo_motion::mtn::Motion;
 use aibo_motion::retarget::{self, locomotion};
 use aibo_motion::robot::profile::Profile;
@@ -45,8 +46,9 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
     /// The motion capture the motion was built from (BVH, ASF/AMC, MRTK): the body's
-    /// path is compared with the performer's, scaled by leg length (how far each went,
-    /// where each ends and heads, how far apart the paths run).
+    /// path is compared with the performer's where the build walks it (their travel,
+    /// one walk after another, as `build` reports its walks), scaled by leg length: how
+    /// far each went, where each ends and heads, how far apart the paths run.
     #[arg(long, value_name = "FILE")]
     pub take: Option<PathBuf>,
     #[command(flatten)]
@@ -163,8 +165,9 @@ impl Bar {
     }
 }
 
-/// The performer's path in `take`, scaled to the robot's legs (mm from where they start,
-/// in their first heading), and the heading they end in (radians turned left).
+/// The performer's path over the walks the build makes of `take` (as
+/// [`walking::walked_path`]), scaled to the robot's legs (mm from where they start, in
+/// their first heading), and the heading they end in (radians turned left).
 fn performer_path(
     take: &Path,
     source: &SourceArgs,
@@ -192,16 +195,14 @@ fn performer_path(
             take.display()
         );
     }
-    // Every tenth of a second of the take.
-    let row_s = 0.1;
-    let rows = (tracks.frames.saturating_sub(1) as f64 * tracks.frame_time / row_s).ceil();
-    let path = walking::performer_path(
+    // What the build walks of the take, on its rows: the same figures as its own.
+    let travel = locomotion::spans(&tracks.performer, tracks.frame_time);
+    let row_s = f64::from(keyframes::Options::default().frame_ms) / 1000.0;
+    Ok(walking::walked_path(
+        &travel,
+        &tracks,
         &velocities,
-        tracks.frame_time,
         gait.leg_mm,
-        0..=rows as usize,
         row_s,
-    );
-    let heading = path.last().map_or(0.0, |p| p.heading);
-    Ok((path.iter().map(|p| p.at).collect(), heading))
+    ))
 }

@@ -253,13 +253,8 @@ fn walk_for(
     lead: usize,
     until: Option<usize>,
 ) -> Walk {
-    let (start_s, end_s) = span;
-    let (first, last) = (
-        (start_s / row_s).round() as usize,
-        (end_s / row_s).round() as usize,
-    );
-    let path = performer_path(velocities, frame_s, gait.leg_mm, first..=last, row_s);
-    let start = lead + first;
+    let path = span_path(velocities, frame_s, gait.leg_mm, span, row_s);
+    let start = lead + (span.0 / row_s).round() as usize;
     Walk {
         start,
         gait: gait.walk(&path, row_s, until.map(|u| u.saturating_sub(start)), None),
@@ -402,6 +397,56 @@ pub fn performer_path(
         here
     })
     .collect()
+}
+
+/// The performer's path over the seconds `span` of the take, a place a row `row_s`
+/// apart from its first (as [`performer_path`]).
+fn span_path(
+    velocities: &[[f64; 3]],
+    frame_s: f64,
+    leg_mm: f64,
+    span: (f64, f64),
+    row_s: f64,
+) -> Vec<Place> {
+    let (first, last) = (
+        (span.0 / row_s).round() as usize,
+        (span.1 / row_s).round() as usize,
+    );
+    performer_path(velocities, frame_s, leg_mm, first..=last, row_s)
+}
+
+/// The performer's path over what the robot walks of the take: the `travel` the build
+/// walks (as [`plan`] groups it), each walk's path (as [`performer_path`], `leg_mm` per
+/// leg length, rows `row_s` apart) from where the last ended, as [`joined`]. What
+/// `simulate --take` compares the body's path with, as the build compares its walks'.
+pub fn walked_path(
+    travel: &[Span],
+    tracks: &Tracks,
+    velocities: &[[f64; 3]],
+    leg_mm: f64,
+    row_s: f64,
+) -> (Vec<DVec2>, f64) {
+    if !row_s.is_finite() || row_s <= 0.0 {
+        return (vec![DVec2::ZERO], 0.0);
+    }
+    let paths: Vec<Vec<Place>> = walked_groups(travel, tracks)
+        .into_iter()
+        .map(|span| span_path(velocities, tracks.frame_time, leg_mm, span, row_s))
+        .collect();
+    joined(paths.iter().map(Vec::as_slice))
+}
+
+/// `paths` walked one after another, each (a path from where it starts, in the heading
+/// it starts in) from where the last ended: the points from where the first starts,
+/// and the heading at the end (radians turned left).
+pub fn joined<'a>(paths: impl IntoIterator<Item = &'a [Place]>) -> (Vec<DVec2>, f64) {
+    let mut end = Place::default();
+    let mut points = vec![end.at];
+    for path in paths {
+        points.extend(path.iter().map(|&p| end.then(p).at));
+        end = end.then(path.last().copied().unwrap_or_default());
+    }
+    (points, end.heading)
 }
 
 /// Why the robot does not walk the performer's `span` (see [`plan`]); `None` for travel
