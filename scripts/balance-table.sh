@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The balance table, as Markdown: for every full-body take in ../shared/mocap-samples
 # (BVH and ASF/AMC) and each model, built with `--balance off` (before) and with the
-# defaults (after): the static verdict (`check --balance`), the simulation's (`simulate`,
-# at the default torque and, after, at 80% of it), `check`'s limit and speed findings,
+# defaults (after): `check --balance`'s verdict (TIPS where the static test finds a tip
+# over 100 ms, FALLS where only its simulation falls), the simulation's (`simulate`, at
+# the default torque and, after, at 80% of it), `check`'s limit and speed findings,
 # the overall likeness median, the paws the balance stage raised or held down, and the
 # proof's repairs. Then Sony's own motions through the same judges.
 #
@@ -31,14 +32,15 @@ def run(*args):
     return p.returncode, p.stdout
 
 def judged(mtn):
-    """static, simulate at the default torque, simulate at 80%, check's findings."""
+    """check --balance, simulate at the default torque, simulate at 80%, check's findings."""
     # check's exit status counts limit findings too: the balance is read from its JSON.
     _, text = run("check", "--balance", "--json", mtn)
     if not text:
         return "error", "error", "error", "error"
     report = json.loads(text)
     faults = [s for s in report["balance"]["spans"] if s["fault"]]
-    static = "TIPS" if faults else "ok"
+    falls = report["balance"]["simulation"]["fall"] is not None
+    static = "TIPS" if faults else "FALLS" if falls else "ok"
     sim = lambda t: {0: "up", 1: "FALLS"}.get(run("simulate", mtn, "--torque", str(t))[0], "error")
     return static, sim(torque), sim(0.8 * torque), len(report["violations"])
 
@@ -54,7 +56,14 @@ for amc, asf in [("charleston1", "charleston"), ("charleston2", "charleston"), (
     d = f"{shared}/mocap-samples/asf-amc"
     takes.append((f"{amc}.amc", [f"{d}/{amc}.amc", "--asf", f"{d}/{asf}.asf"]))
 
-print("| take | model | before: static / sim | after: static / sim / sim 80% | limits after | likeness before → after | paws raised (s) | held down (s) | repairs |")
+# Whether `check --balance` and `simulate` agree on each motion: both pass or both fail.
+agree, motions = 0, 0
+def agreeing(check, sim):
+    global agree, motions
+    motions += 1
+    agree += (check == "ok") == (sim == "up")
+
+print("| take | model | before: check / sim | after: check / sim / sim 80% | limits after | likeness before → after | paws raised (s) | held down (s) | repairs |")
 print("|---|---|---|---|---|---|---|---|---|")
 for model in models:
     for name, source in takes:
@@ -68,6 +77,8 @@ for model in models:
         stage = built.get("balance_stage") or {}
         before = judged(off)
         after = judged(on)
+        agreeing(before[0], before[1])
+        agreeing(after[0], after[1])
         like_on = built["likeness"]["median_deg"]
         like_off = (stage.get("likeness_without") or {}).get("median_deg", float("nan"))
         paws = stage.get("paws", [])
@@ -78,9 +89,12 @@ for model in models:
         sys.stdout.flush()
 
 print()
-print("| Sony's motion | static / sim / sim 80% | limit findings |")
+print("| Sony's motion | check / sim / sim 80% | limit findings |")
 print("|---|---|---|")
 for f in sorted(glob.glob(f"{shared}/mtn-samples/*/*.mtn")):
     v = judged(f)
+    if v[0] != "error":
+        agreeing(v[0], v[1])
     print(f"| {os.path.basename(os.path.dirname(f))}/{os.path.basename(f)} | {v[0]} / {v[1]} / {v[2]} | {v[3]} |")
+print(f"\n`check --balance` and `simulate` agree on {agree} of {motions} motions.")
 PY

@@ -30,7 +30,7 @@ def run(*args):
 
 takes = sorted(glob.glob("../shared/mocap-samples/bvh/*.bvh")) + sorted(
     glob.glob("../shared/mocap-samples/asf-amc/*.amc"))
-print("| take | model | walks (s, steps) | gait, steering | static / sim / sim 80% | travel: robot / performer | heading: robot / performer | ends apart | paths apart | likeness | repairs |")
+print("| take | model | walks (s, steps) | gait, steering | check / sim / sim 80% | travel: robot / performer | heading: robot / performer | ends apart | paths apart | likeness | repairs |")
 print("|---|---|---|---|---|---|---|---|---|---|---|")
 # Issue 24's acceptance for each build: up in all three judges, 70-130% of the
 # performer's scaled distance, and within 20 deg of their final heading (the turn made
@@ -47,7 +47,7 @@ for take in takes:
         walks = stage.get("walks", [])
         if not walks:
             continue
-        static = "ok" if run("check", "--balance", mtn)[0] == 0 else "TIPS"
+        static = "ok" if run("check", "--balance", mtn)[0] == 0 else "FAILS"
         up = lambda *a: "up" if json.loads(run("simulate", mtn, "--json", *a)[1])["report"]["fall"] is None else "FALLS"
         p = stage["path"]
         built += 1

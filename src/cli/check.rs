@@ -2,6 +2,7 @@
 
 use super::{deg, json_text, load_motion, print_stdout, seconds, Outcome};
 use aibo_motion::check::{check, Violation};
+use aibo_motion::stability::physics::{self, SERVO_TORQUE_NM};
 use anyhow::Result;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -9,9 +10,10 @@ use std::path::PathBuf;
 
 /// Report every keyframe value outside a joint's limits and every segment faster than
 /// the joint can move; with --balance, also every stretch where the robot would not
-/// stay on its feet. Exit status 1 when anything is reported (for balance: a span
-/// longer than 100 ms), 0 when clean, 2 when the motion has columns the profile does
-/// not know (a motion for another robot), unless --partial.
+/// stay on its feet, and whether it falls in the simulation (as `simulate` says). Exit
+/// status 1 when anything is reported (for balance: a span longer than 100 ms, or a
+/// fall), 0 when clean, 2 when the motion has columns the profile does not know (a
+/// motion for another robot), unless --partial.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  aibo-motion check dance.mtn\n  \
                         aibo-motion check dance.mtn --profile ERS-7 --json\n  \
@@ -26,7 +28,11 @@ use std::path::PathBuf;
                         head; marginal when inside by less than --margin. Exit 1 when an \
                         unstable span lasts longer than 100 ms. Tipping from two paws, one \
                         front and one hind, is how a trot or pace moves: reported as dynamic, \
-                        not as a fault.")]
+                        not as a fault.\n\n\
+                        Balance (simulated): the motion is also played on the simulated robot, \
+                        as `simulate` plays it at its default torque; a fall there exits 1 \
+                        too. It sees what no single frame shows: legs that drag planted paws \
+                        until the body is carried off them.")]
 pub struct Args {
     /// The MTN motion to check.
     pub file: PathBuf,
@@ -40,7 +46,8 @@ pub struct Args {
     /// Check only the joints the motion shares with the profile, when it has others.
     #[arg(long)]
     pub partial: bool,
-    /// Also test whether the robot stays on its feet (statically, frame by frame).
+    /// Also test whether the robot stays on its feet: statically, frame by frame, and
+    /// in the simulation.
     #[arg(long)]
     pub balance: bool,
     /// The distance the centre of mass must keep inside the support polygon, mm.
@@ -84,11 +91,12 @@ pub fn run(args: Args) -> Result<Outcome> {
     }
     super::log_warnings(&report.warnings);
     let balance = if args.balance {
-        Some(aibo_motion::stability::statics::check(
-            &motion,
-            &profile,
-            args.margin,
-        )?)
+        let statics = aibo_motion::stability::statics::check(&motion, &profile, args.margin)?;
+        // Frame by frame, the static test cannot see legs that drag planted paws until
+        // the body is carried off them, nor a tip too brief to fall: the simulation plays
+        // it too, as `simulate` does, and `check` says what both say.
+        let simulation = super::simulate::simulated(&motion, &profile, SERVO_TORQUE_NM)?;
+        Some((statics, simulation))
     } else {
         None
     };
@@ -105,8 +113,9 @@ pub fn run(args: Args) -> Result<Outcome> {
             "warnings": warnings,
         });
         let mut value = value;
-        if let Some(b) = &balance {
+        if let Some((b, simulation)) = &balance {
             value["balance"] = balance_json(b);
+            value["balance"]["simulation"] = simulation_json(simulation);
         }
         print_stdout(&json_text(&value))?;
     } else {
@@ -139,17 +148,18 @@ pub fn run(args: Args) -> Result<Outcome> {
                 if n == 1 { "" } else { "s" }
             ),
         };
-        if let Some(b) = &balance {
+        if let Some((b, simulation)) = &balance {
             for s in &b.spans {
                 let _ = writeln!(t, "  {}", describe_span(s));
             }
             let _ = writeln!(t, "balance: {}", b.summary());
+            let _ = writeln!(t, "simulation: {}", simulation.summary());
         }
         print_stdout(&t)?;
     }
     let falls = balance
         .as_ref()
-        .is_some_and(|b| b.faults().next().is_some());
+        .is_some_and(|(b, simulation)| b.faults().next().is_some() || simulation.fall.is_some());
     Ok(if report.violations.is_empty() && !falls {
         Outcome::Success
     } else {
@@ -178,6 +188,16 @@ pub fn balance_json(b: &aibo_motion::stability::statics::Report) -> serde_json::
             "fault": s.fault(),
             "resting_on": s.resting_on,
         })).collect::<Vec<_>>(),
+    })
+}
+
+/// The simulation's verdict as `check --json` gives it beside the static test's: what
+/// `simulate` says, and when and how it falls (`null`: it stays up).
+fn simulation_json(r: &physics::Report) -> serde_json::Value {
+    json!({
+        "summary": r.summary(),
+        "torque_limit_nm": r.torque_limit_nm,
+        "fall": r.fall,
     })
 }
 

@@ -1,6 +1,7 @@
 //! The gate before a robot: `play`, `upload` and `stick add` run the static test and
-//! refuse a motion that tips for longer than [`SPAN_FAULT_MS`], naming when, unless
-//! `--force`. A twenty-year-old robot has no spare parts; the check costs milliseconds.
+//! the simulation, and refuse a motion that tips for longer than [`SPAN_FAULT_MS`] or
+//! falls in the simulation, naming when, unless `--force`. A twenty-year-old robot has
+//! no spare parts; the tests cost about a second a minute of motion.
 
 use std::path::Path;
 
@@ -8,11 +9,13 @@ use anyhow::{bail, Result};
 
 use aibo_motion::mtn::Motion;
 use aibo_motion::robot::profile::Profile;
+use aibo_motion::stability::physics::SERVO_TORQUE_NM;
 use aibo_motion::stability::statics::{self, SPAN_FAULT_MS};
 
 /// Refuses `motion` (read from `file`) when it tips on `profile` for longer than
-/// [`SPAN_FAULT_MS`] and `force` is not given; with `force`, says so and lets it pass.
-/// `doing` names what would have been done ("sent to the robot", "added to the stick").
+/// [`SPAN_FAULT_MS`], or falls in the simulation (as `simulate` plays it), and `force`
+/// is not given; with `force`, says so and lets it pass. `doing` names what would have
+/// been done ("sent to the robot", "added to the stick").
 pub fn refuse_if_it_tips(
     motion: &Motion,
     profile: &Profile,
@@ -20,8 +23,12 @@ pub fn refuse_if_it_tips(
     force: bool,
     doing: &str,
 ) -> Result<()> {
-    let report = match statics::check(motion, profile, 0.0) {
-        Ok(report) => report,
+    let tested = statics::check(motion, profile, 0.0).and_then(|statics| {
+        let simulation = super::simulate::simulated(motion, profile, SERVO_TORQUE_NM)?;
+        Ok((statics, simulation))
+    });
+    let (report, simulation) = match tested {
+        Ok(tested) => tested,
         Err(e) if force => {
             tracing::warn!("{}: not tested for balance ({e}); --force", file.display());
             return Ok(());
@@ -47,16 +54,25 @@ pub fn refuse_if_it_tips(
             )
         })
         .collect();
-    if faults.is_empty() {
+    let mut found = Vec::new();
+    if !faults.is_empty() {
+        // Each stretch says ", tipping …" itself: semicolons keep them apart.
+        let when = super::check::abridged(&faults, "; ");
+        found.push(format!(
+            "would tip over for longer than {SPAN_FAULT_MS} ms: {when}"
+        ));
+    }
+    if simulation.fall.is_some() {
+        found.push(format!("in the simulation, {}", simulation.summary()));
+    }
+    if found.is_empty() {
         return Ok(());
     }
-    // Each stretch says ", tipping …" itself: semicolons keep them apart.
-    let when = super::check::abridged(&faults, "; ");
     let what = format!(
-        "{}: the {} would tip over for longer than {SPAN_FAULT_MS} ms: {when} \
-         (`aibo-motion check --balance {}` tells more)",
+        "{}: the {} {} (`aibo-motion check --balance {}` tells more)",
         file.display(),
         profile.model,
+        found.join(", and "),
         file.display()
     );
     if force {

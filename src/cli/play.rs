@@ -59,7 +59,7 @@ pub struct LinkArgs {
     #[arg(long, value_name = "FILE")]
     pub key: Option<PathBuf>,
     /// Send the motion even when it was made for another model than the robot's, or when
-    /// the static test (`check --balance`) says it tips for longer than 100 ms.
+    /// `check --balance` says it tips for longer than 100 ms or falls in the simulation.
     #[arg(long)]
     pub force: bool,
 }
@@ -68,7 +68,8 @@ pub struct LinkArgs {
 ///
 /// The host first learns the robot's model, joints and limits; a motion for another
 /// model is refused unless --force, and so is one that the static test says would tip
-/// the robot over for longer than 100 ms (`check --balance` tells when). The robot side
+/// the robot over for longer than 100 ms, or that falls in the simulation (`check
+/// --balance` tells when). The robot side
 /// (firmware-bridge) never applies an angle past a limit or a step faster than the joint
 /// can move, whatever it receives.
 /// Ctrl-C stops the motion: the robot holds, then goes to its rest posture. A dropped
