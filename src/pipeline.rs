@@ -24,7 +24,6 @@ use crate::retarget::locomotion::{self, Span};
 use crate::retarget::{self, retarget, RetargetError, Tracks};
 use crate::robot::profile::Profile;
 use crate::source::Clip;
-#[cfg(feature = "physics")]
 use crate::stability::gait::Style;
 #[cfg(feature = "physics")]
 use crate::stability::paths::PathFigures;
