@@ -461,6 +461,15 @@ impl Gait {
             }
         }
         out.travel = (travelled, heading);
+        // Cut short by `until`, the walk left the rest of the path unwalked: asked, and
+        // not made.
+        if path_done.is_none() {
+            let mut k = along;
+            while k < path_end {
+                path_mm += self.path_pace(path, k, row_s);
+                k += 1.0;
+            }
+        }
         out.slowed = if path_mm > 0.0 {
             made_mm / path_mm
         } else {
@@ -725,6 +734,25 @@ mod tests {
         let goal = path.last().unwrap();
         assert!(end.at.distance(goal.at) < ARRIVED_MM, "{end:?}");
         assert!((end.heading - goal.heading).abs() < ARRIVED_RAD, "{end:?}");
+    }
+
+    #[test]
+    fn a_walk_cut_short_by_until_counts_the_path_it_left_unwalked() {
+        let gait = Gait::of(&Profile::builtin("ERS-7").unwrap()).unwrap();
+        // 200 mm straight ahead in 8 s: 25 mm/s, which the crawl goes.
+        let row_s = 0.016;
+        let path = straight_ahead(200.0, 8.0, row_s);
+        let whole = gait.walk(&path, row_s, None, None);
+        assert!(whole.slowed > 0.99, "{}", whole.slowed);
+        // Home in the stand by 6 s: it stops following in time to step home, with most
+        // of the path still ahead. The share it made is the share of the path it went,
+        // by its own reckoning (the path is even).
+        let until = (6.0 / row_s) as usize;
+        let cut = gait.walk(&path, row_s, Some(until), None);
+        assert!(cut.legs.len() <= until, "{}", cut.legs.len());
+        let went = cut.travel.0.x / 200.0;
+        assert!(went < 0.7, "{went}");
+        assert!((cut.slowed - went).abs() < 0.1, "{} {went}", cut.slowed);
     }
 
     #[test]
