@@ -401,6 +401,7 @@ pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
     Planned {
         plan,
         grid,
+        standing_tail: standing.padding.tail,
         #[cfg(feature = "physics")]
         felt_path,
     }
@@ -410,6 +411,9 @@ pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
 pub struct Planned {
     pub plan: Plan,
     pub grid: keyframes::Grid,
+    /// The rows the contact plan holds the last pose for without the walks (its paws'
+    /// landings): the rest of the tail is for the last walk to finish.
+    pub standing_tail: usize,
     /// Where the simulated floor had the body on each row it played while the walks
     /// were felt, as the proof's path has it (point `k` is row `k`, from where the robot
     /// stood before the motion; empty where they were not felt).
@@ -732,13 +736,16 @@ fn keep_planned(
     } = *from;
     #[cfg(feature = "physics")]
     let felt_path = planned.felt_path;
-    let Planned { mut plan, grid, .. } = planned;
-    let grid = &grid;
-    let rows = grid.rows.len();
-    let mut margins = vec![margin; rows];
+    let Planned {
+        mut plan,
+        mut grid,
+        standing_tail,
+        ..
+    } = planned;
+    let mut margins = vec![margin; grid.rows.len()];
     let mut repairs = 0;
     loop {
-        let mut balanced = stage.balance(grid, &plan, &margins);
+        let mut balanced = stage.balance(&grid, &plan, &margins);
         walking::apply(&mut balanced.grid, &plan.walks, profile);
         let mut keyed = finish(&balanced.grid, profile, &options.keyframes)?;
         let proof = prove(&keyed.motion, profile)?;
@@ -782,6 +789,7 @@ fn keep_planned(
             for m in margins.iter_mut() {
                 *m += 10.0;
             }
+            trim_tail(&mut plan, &mut grid, &mut margins, standing_tail);
             continue;
         }
         let row_of = |ms: u64| {
@@ -792,7 +800,7 @@ fn keep_planned(
         for (from, to) in windows {
             let (a, b) = (
                 row_of(from.saturating_sub(reach)),
-                row_of(to + reach).min(rows),
+                row_of(to + reach).min(grid.rows.len()),
             );
             if repairs != 2 {
                 for m in margins.iter_mut().take(b).skip(a) {
@@ -807,6 +815,30 @@ fn keep_planned(
             plan.walks
                 .retain(|w| w.rows().end + blend <= a || w.start.saturating_sub(blend) >= b);
         }
+        trim_tail(&mut plan, &mut grid, &mut margins, standing_tail);
+    }
+}
+
+/// The rows `grid` was padded with for a walk to finish after the performance, cut
+/// again once the proof has dropped that walk: the tail keeps what the contact plan
+/// needs without walks (`standing_tail`) and what the walks left need to finish. (A
+/// dropped last walk left its rows: the motion stood on, and the summary said its
+/// last pose was held while a raised paw came down.)
+fn trim_tail(
+    plan: &mut Plan,
+    grid: &mut keyframes::Grid,
+    margins: &mut Vec<f64>,
+    standing_tail: usize,
+) {
+    let blend = walking::blend_rows(grid.step_s());
+    let performed_end = plan.rows.saturating_sub(plan.padding.tail);
+    let needed = plan.walks.last().map_or(0, |w| w.rows().end + blend);
+    let tail = standing_tail.max(needed.saturating_sub(performed_end));
+    if tail < plan.padding.tail {
+        plan.rows -= plan.padding.tail - tail;
+        plan.padding.tail = tail;
+        grid.rows.truncate(plan.rows);
+        margins.truncate(plan.rows);
     }
 }
 
@@ -856,4 +888,67 @@ fn prove(motion: &Motion, profile: &Profile) -> Result<Proof, BalanceError> {
         #[cfg(feature = "physics")]
         physics,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stability::gait::Walked;
+
+    /// A walk on rows `start..end` (the legs still, nothing stepped).
+    fn walk_on(start: usize, end: usize) -> plan::Walk {
+        plan::Walk {
+            start,
+            gait: Walked {
+                legs: vec![[[0.0; 3]; 4]; end - start],
+                joints: [[0; 3]; 4],
+                steps: Vec::new(),
+                slowed: 1.0,
+                travel: Default::default(),
+            },
+            source_s: (0.0, 0.0),
+            path: Vec::new(),
+            until: None,
+        }
+    }
+
+    #[test]
+    fn a_dropped_walk_takes_the_rows_padded_for_it_away_again() {
+        // 5 rows of lead, 55 performed, and a tail of 40 padded for a walk to finish;
+        // the contact plan alone holds the last pose 10 rows for its paws to land.
+        let (lead, performed, tail, standing_tail) = (5, 55, 40, 10);
+        let rows = lead + performed + tail;
+        let mut plan = Plan::standing(rows, 0.016);
+        plan.padding = plan::Padding { lead, tail };
+        let mut grid = keyframes::Grid {
+            rows: (0..rows).map(|r| vec![r as f64]).collect(),
+            frame_ms: 16,
+        };
+        let mut margins = vec![14.0; rows];
+        let blend = walking::blend_rows(0.016);
+        // A walk still there that ends 20 rows into the tail keeps those and its blend.
+        plan.walks = vec![walk_on(30, lead + performed + 20)];
+        trim_tail(&mut plan, &mut grid, &mut margins, standing_tail);
+        assert_eq!(plan.padding.tail, 20 + blend);
+        assert_eq!(plan.rows, lead + performed + 20 + blend);
+        // Dropped, the tail is the contact plan's again, and the rows go with it.
+        plan.walks.clear();
+        trim_tail(&mut plan, &mut grid, &mut margins, standing_tail);
+        assert_eq!(
+            plan.padding,
+            plan::Padding {
+                lead,
+                tail: standing_tail
+            }
+        );
+        assert_eq!(plan.rows, lead + performed + standing_tail);
+        assert_eq!(grid.rows.len(), plan.rows);
+        assert_eq!(margins.len(), plan.rows);
+        // The rows kept are the first ones, as they were.
+        assert_eq!(grid.rows.last(), Some(&vec![(plan.rows - 1) as f64]));
+        // A walk that needs no tail leaves the contact plan's.
+        plan.walks = vec![walk_on(10, 20)];
+        trim_tail(&mut plan, &mut grid, &mut margins, standing_tail);
+        assert_eq!(plan.padding.tail, standing_tail);
+    }
 }

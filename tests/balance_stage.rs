@@ -253,6 +253,28 @@ fn the_bandai_wave_keeps_its_waving_arm_on_every_model() {
 }
 
 #[test]
+fn with_no_margin_the_proof_finds_the_fall_and_the_repair_keeps_it_up() {
+    // The README's example with the stage keeping no margin: the first motion falls in
+    // the proof, and the stage runs again with a wider margin around the fall.
+    let text = std::fs::read(common::example()).unwrap();
+    let clip = bvh::read(&text).unwrap();
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let options = BuildOptions {
+        balance: Balance::On {
+            margin_mm: Some(0.0),
+        },
+        ..BuildOptions::default()
+    };
+    let built = build(&clip, &profile, &options).unwrap();
+    let kept = built.balance.as_ref().unwrap();
+    assert!(kept.repairs >= 1, "{}", kept.repairs);
+    assert_eq!(kept.falls(), None);
+    assert_stays_up(&built.motion, &profile, "repaired");
+    // Repaired, not flattened: the wave still raises its paw.
+    assert_eq!(kept.plan.lift_count(1), 1, "{:?}", kept.plan.lifts);
+}
+
+#[test]
 fn a_walk_in_place_stays_up() {
     // Two steps a second, thighs up 40° and knees bent 60° in turn, arms swinging.
     let step = |t: f64| {
