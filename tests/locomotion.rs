@@ -897,11 +897,34 @@ fn with_timing_wait_a_gesture_after_a_walk_that_runs_late_plays_after_it_in_full
         walk["to_s"].as_f64().unwrap(),
     );
     assert!(from < 1.0 && (4.0..5.5).contains(&to), "{walk}");
+    // Waiting, the walk runs over nothing the performer does.
+    assert_eq!(walk["over_s"], 0.0, "{walk}");
     let (kept_json, _) = built(&input, "ERS-7", &[]);
     assert!(kept_json["balance_stage"]["waits"]
         .as_array()
         .unwrap()
         .is_empty());
+    // Keeping the take's timing, it walks on over the raise: from the end of the
+    // performer's walk to the end of its own (which starts where theirs does), and the
+    // summary says so.
+    let walk = &kept_json["balance_stage"]["walks"][0];
+    let f = |key: &str| walk[key].as_f64().unwrap();
+    let over = (f("from_s") + f("walks_s")).min(10.0) - f("to_s");
+    assert!(over > 1.5, "{walk}");
+    assert!((f("over_s") - over).abs() < 0.05, "{walk}");
+    let text = common::stdout(&common::build_file(
+        &input,
+        "ERS-7",
+        &[],
+        &dir.path().join("k.mtn"),
+    ));
+    assert!(
+        text.contains(&format!(
+            "it walks on {:.1} s after the performer's walk",
+            f("over_s")
+        )),
+        "{text}"
+    );
     let longer = json["duration_s"].as_f64().unwrap() - kept_json["duration_s"].as_f64().unwrap();
     assert!(longer > 5.0, "{longer} s longer");
     // Without walks there is nothing to wait for, and the build says so.

@@ -7,7 +7,7 @@ use aibo_motion::pipeline::{Kept, PROOF_TORQUE};
 use aibo_motion::stability::gait::Style;
 use aibo_motion::stability::paths::PathFigures;
 use aibo_motion::stability::plan::{is_front, PAWS};
-use aibo_motion::stability::walking::{take_s, Steering, Wait, Way};
+use aibo_motion::stability::walking::{played_waits, take_s, Steering, Wait, Way};
 use serde_json::json;
 use std::fmt::Write as _;
 
@@ -70,6 +70,9 @@ pub struct Walked {
     pub turn_deg: f64,
     /// The share of the performer's scaled speed the crawl could make (1: all of it).
     pub speed_share: f64,
+    /// How long the robot walks on after the performer's travel and any wait for it,
+    /// over what the performer does next, s (0: it is done in time).
+    pub over_s: f64,
 }
 
 impl Stage {
@@ -87,6 +90,21 @@ impl Stage {
             })
             .collect();
         let (lead_ms, tail_ms) = kept.padding_ms();
+        let played = played_waits(&kept.waits);
+        let padding = kept.plan.padding;
+        let performance_end_s =
+            kept.plan.rows.saturating_sub(padding.lead + padding.tail) as f64 * kept.plan.row_s;
+        // Over what the performer does next: from the end of their travel, or of the
+        // wait for it, to where the robot's walk ends (within the performance).
+        let over_s = |w: &aibo_motion::stability::plan::Walk| {
+            // (The wait for a walk is the first after its start, as `walking::plan` has it.)
+            let free_s = played
+                .iter()
+                .find(|wait| wait.0 >= w.source_s.0)
+                .map_or(w.source_s.1, |wait| wait.1.max(w.source_s.1));
+            let end_s = (w.rows().end.saturating_sub(padding.lead)) as f64 * kept.plan.row_s;
+            round3((end_s.min(performance_end_s) - free_s).max(0.0))
+        };
         Stage {
             margin_mm: kept.margin_mm,
             paws,
@@ -112,6 +130,7 @@ impl Stage {
                     left_mm: w.gait.travel.0.y.round(),
                     turn_deg: w.gait.travel.1.to_degrees().round(),
                     speed_share: (w.gait.slowed * 100.0).round() / 100.0,
+                    over_s: over_s(w),
                 })
                 .collect(),
             waits: kept.waits.clone(),
@@ -204,6 +223,14 @@ impl Stage {
                  its strides alone reckon {:.0} mm forward and {:.0} mm to the left, turning {:.0}°",
                 w.from_s, w.to_s, w.steps, w.walks_s, w.forward_mm, w.left_mm, w.turn_deg
             );
+            if w.over_s >= 0.5 {
+                let _ = writeln!(
+                    t,
+                    "      it walks on {:.1} s after the performer's walk, over what they do next \
+                     (`--timing wait` plays that after the walk)",
+                    w.over_s
+                );
+            }
         }
         for w in &self.waits {
             let _ = writeln!(
