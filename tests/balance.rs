@@ -730,6 +730,42 @@ fn the_joint_server_with_physics_says_when_a_streamed_motion_falls() {
 }
 
 #[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
+fn sonys_posture_changes_streamed_to_the_joint_server_stay_up_as_simulate_says() {
+    // Midway from a stand to a sit or a sleep, the nearest standard posture is the sit
+    // (pitched 37°) while the body is still near level: judged from that alone, the
+    // server had Sony's own motions fall where `simulate`, knowing the file's attitude,
+    // has them stay up. From where the paws stand level, it agrees.
+    let dir = common::shared("mtn-samples");
+    let motions = [
+        ("sony-openr-monet-ers7/a_sit#sleep_standard.mtn", "ERS-7"),
+        ("sony-openr-monet-ers7/a_sleep#stand_standard.mtn", "ERS-7"),
+        ("sony-openr-monet-ers7/a_stand#sleep_standard.mtn", "ERS-7"),
+        ("sony-openr-monet-ers200/a_sit#stand_standard.mtn", "ERS-220"),
+        ("sony-openr-monet-ers200/a_stand#sit_standard.mtn", "ERS-220"),
+        ("sony-spec-example/a_stand#sit_S.mtn", "ERS-210"),
+    ];
+    let judged: Vec<(String, bool)> = std::thread::scope(|scope| {
+        let runs: Vec<_> = motions
+            .iter()
+            .map(|(file, model)| {
+                let path = dir.join(file);
+                scope.spawn(move || {
+                    let log = common::played_on_the_physics_server(&path, model);
+                    let sim = common::run(&["simulate", path.to_str().unwrap()]);
+                    assert_eq!(sim.status.code(), Some(0), "{file}: simulate");
+                    (format!("{file}: {log}"), log.contains("physics: the robot fell"))
+                })
+            })
+            .collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    for (log, fell) in judged {
+        assert!(!fell, "{log}");
+    }
+}
+
+#[test]
 fn build_says_one_balance_line_and_the_spans_check_balance_lists() {
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("up.json");

@@ -621,21 +621,30 @@ impl Robot {
         parts
     }
 
-    /// What a pose (joint angles, radians, profile order) means where nothing else says
-    /// (a stream of joint angles carries no body attitude): the attitude the static test
-    /// finds from the body pitch of the nearest standard posture, that carried pitch, and
-    /// what the posture rests on.
-    pub fn meant(&self, angles: &[f64]) -> Meant {
+    /// What a pose (joint angles, radians, profile order) may mean where nothing else
+    /// says (a stream of joint angles carries no body attitude): the attitude the static
+    /// test finds from the body pitch of the nearest standard posture, that carried
+    /// pitch, and what the posture rests on; and, where the pose stands on its paws
+    /// (`statics::Body::paws_level`), the same from the attitude that sets them level.
+    /// Midway from a stand to Sony's sit the nearest posture is the sit, 33° from the
+    /// body's pitch, where the paws say it right; with both front paws up, the paws say
+    /// nothing and the posture says it right. A stream has fallen only where it has
+    /// fallen by both.
+    pub fn meant(&self, angles: &[f64]) -> Vec<Meant> {
         let posture = self.statics.nearest_posture(angles);
-        let carried = posture.attitude();
-        let stance = self
-            .statics
-            .stance_allowing(angles, [0.0, posture.pitch, 0.0], posture);
-        Meant {
-            attitude: stance.meant * carried,
-            carried,
-            posture,
-        }
+        let from = |attitude: [f64; 3]| {
+            let carried = DQuat::from_axis_angle(DVec3::NEG_Y, attitude[1])
+                * DQuat::from_axis_angle(DVec3::X, attitude[0]);
+            let stance = self.statics.stance_allowing(angles, attitude, posture);
+            Meant {
+                attitude: stance.meant * carried,
+                carried,
+                posture,
+            }
+        };
+        std::iter::once(from([0.0, posture.pitch, 0.0]))
+            .chain(self.statics.paws_level(angles).map(from))
+            .collect()
     }
 
     /// Whether the robot has fallen, judged as the module defines it against what the

@@ -69,6 +69,23 @@ pub const DEFAULT_MARGIN_MM: f64 = 10.0;
 /// An unstable span longer than this (ms) fails `check --balance`.
 pub const SPAN_FAULT_MS: u64 = 100;
 
+/// Four paws this near one plane (mm) all stand on it ([`Body::paws_level`]): a paw
+/// sliding or settling, not raised (a step lifts 20 mm).
+const LEVEL_PAWS_MM: f64 = 15.0;
+
+/// A pose with one paw raised stands on the other three with the body this near level
+/// (degrees; [`Body::paws_level`]).
+const RAISED_PAW_DEG: f64 = 10.0;
+
+/// Four paws level at a body pitched up further than this (degrees) are no sit
+/// ([`Body::paws_level`]; the profiles' sits pitch 37° at most).
+const SIT_PITCH_DEG: f64 = 45.0;
+
+/// Every three of `n` items, by index, in order.
+fn triples(n: usize) -> impl Iterator<Item = (usize, usize, usize)> {
+    (0..n).flat_map(move |i| (i + 1..n).flat_map(move |j| (j + 1..n).map(move |k| (i, j, k))))
+}
+
 /// Past this turn the robot has gone over (on its side or back); the search stops.
 const OVER_DEG: f64 = 120.0;
 
@@ -93,6 +110,60 @@ impl Body {
         let carried = DQuat::from_axis_angle(DVec3::NEG_Y, attitude[1])
             * DQuat::from_axis_angle(DVec3::X, attitude[0]);
         self.rest(&points, com, carried, posture)
+    }
+
+    /// The body's roll and pitch (radians, as a motion carries them; no yaw) that stand a
+    /// pose on its paws, for a pose that carries no attitude (a stream of joint angles):
+    /// - all four paws level within [`LEVEL_PAWS_MM`], pitched up as far as a sit
+    ///   ([`SIT_PITCH_DEG`]: Sony's stand to sit pitches the body 28° on four paws), but
+    ///   not rolled or pitched down further than [`RAISED_PAW_DEG`] (that is a pair of
+    ///   paws raised together, both front or both left);
+    /// - else three paws level and the fourth above them, where that leaves the body
+    ///   within [`RAISED_PAW_DEG`] of level (one paw raised while standing);
+    /// - else `None`: two paws raised (a trot, or both arms up) leave three paws level
+    ///   only with a raised one among them, which a pose alone cannot tell.
+    ///
+    /// Of two such planes, the one nearer the body's level.
+    pub fn paws_level(&self, joints: &[f64]) -> Option<[f64; 3]> {
+        let pose = self.skeleton.pose(joints, [0.0; 3]);
+        let paws: Vec<DVec3> = self
+            .contacts
+            .iter()
+            .filter(|c| c.part == Part::Paw)
+            .map(|c| pose.positions[c.bone] + pose.rotations[c.bone] * c.offset)
+            .collect();
+        if paws.len() != 4 {
+            return None;
+        }
+        let level_within = (RAISED_PAW_DEG.to_radians()).cos();
+        // Each three paws' floor: the upward normal of their plane, where no paw is below.
+        let mut four: Option<DVec3> = None;
+        let mut three: Option<DVec3> = None;
+        for (i, j, k) in triples(paws.len()) {
+            let n = (paws[j] - paws[i]).cross(paws[k] - paws[i]);
+            let Some(n) = n.try_normalize() else { continue };
+            let n = if n.z < 0.0 { -n } else { n };
+            let heights: Vec<f64> = paws.iter().map(|p| (*p - paws[i]).dot(n)).collect();
+            if heights.iter().any(|&h| h < -0.5) {
+                continue;
+            }
+            let (roll, pitch) = (n.y.atan2(n.z), n.x.atan2(n.y.hypot(n.z)));
+            let sitting = roll.abs() <= RAISED_PAW_DEG.to_radians()
+                && (-RAISED_PAW_DEG..=SIT_PITCH_DEG).contains(&pitch.to_degrees());
+            let best = if heights.iter().all(|&h| h < LEVEL_PAWS_MM) && sitting {
+                &mut four
+            } else if n.z >= level_within {
+                &mut three
+            } else {
+                continue;
+            };
+            if best.is_none_or(|b| n.z > b.z) {
+                *best = Some(n);
+            }
+        }
+        // Roll about x brings the normal into the x–z plane, then pitch about −y upright.
+        four.or(three)
+            .map(|n| [n.y.atan2(n.z), n.x.atan2(n.y.hypot(n.z)), 0.0])
     }
 
     /// Steps 1 and 2 of the module's test, from points and a centre of mass in the frame of
@@ -552,6 +623,49 @@ pub fn report(all: &[Stance], profile: &Profile, required_mm: f64) -> Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paws_level_stands_a_pose_on_its_paws_and_not_on_a_raised_pair() {
+        for model in ["ERS-7", "ERS-210"] {
+            let profile = Profile::builtin(model).unwrap();
+            let body = Body::of(&profile).unwrap();
+            let joint = |name: &str| profile.joints.iter().position(|j| j.name == name).unwrap();
+            // Posed at the attitude it gives, three or four paws are level and none is
+            // below them.
+            let stands = |angles: &[f64], what: &str| {
+                let attitude = body.paws_level(angles).unwrap_or_else(|| panic!("{what}"));
+                let pose = body.skeleton.pose(angles, attitude);
+                let z: Vec<f64> = body
+                    .contacts
+                    .iter()
+                    .filter(|c| c.part == Part::Paw)
+                    .map(|c| (pose.positions[c.bone] + pose.rotations[c.bone] * c.offset).z)
+                    .collect();
+                let floor = z.iter().copied().fold(f64::INFINITY, f64::min);
+                let down = z.iter().filter(|z| *z - floor < LEVEL_PAWS_MM).count();
+                assert!(down >= 3, "{what} {attitude:?} {z:?}");
+                (attitude, z.iter().map(|z| z - floor).collect::<Vec<_>>())
+            };
+            for name in ["stand", "sit"] {
+                stands(&profile.postures[name].joints, &format!("{model} {name}"));
+            }
+            // One paw swung up from the stand: the other three, level.
+            let mut one = profile.postures["stand"].joints.clone();
+            one[joint("rf_j1")] += 1.2;
+            let (attitude, up) = stands(&one, &format!("{model} rf raised"));
+            assert!(up[1] > LEVEL_PAWS_MM, "{model} {up:?}");
+            assert!(attitude[1].abs().max(attitude[0].abs()) < RAISED_PAW_DEG.to_radians());
+            // Both front paws up: no telling which paws the pose stands on.
+            let mut both = one.clone();
+            both[joint("lf_j1")] += 1.2;
+            assert_eq!(body.paws_level(&both), None, "{model}");
+        }
+        // The ERS-7's sit: its body pitched up, as Sony's sit motions carry it (28°).
+        let profile = Profile::builtin("ERS-7").unwrap();
+        let body = Body::of(&profile).unwrap();
+        let pitch = body.paws_level(&profile.postures["sit"].joints).unwrap()[1].to_degrees();
+        assert!((20.0..45.0).contains(&pitch), "{pitch}");
+    }
 
     #[test]
     fn a_point_turned_about_a_floor_line_touches_where_trigonometry_says() {

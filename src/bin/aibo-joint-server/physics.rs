@@ -2,7 +2,8 @@
 //! `aibo-motion simulate` uses), so a streamed motion can be watched falling. The server
 //! says when the robot goes over and when it is back on its feet, by the same rule as
 //! `simulate` (`Robot::fall`): a stream carries no body attitude, so the attitude each
-//! pose means is found as the static test finds it, from the nearest standard posture.
+//! pose means is found as the static test finds it, from the nearest standard posture
+//! and from where the paws stand level (`Robot::meant`), and it has fallen only by both.
 
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::stability::physics::{FallWatch, Robot, SERVO_TORQUE_NM};
@@ -48,9 +49,16 @@ impl Body {
         }
         let angles: Vec<f64> = output.pose.iter().map(|&u| f64::from(u) * 1e-6).collect();
         self.robot.step(&angles);
+        // Fallen by every meaning the pose may have (a stream carries no attitude).
         let meant = self.robot.meant(&angles);
+        let falls: Vec<_> = meant.iter().map(|m| self.robot.fall(m)).collect();
+        let found = falls
+            .iter()
+            .all(Option::is_some)
+            .then(|| falls[0])
+            .flatten();
         let t_ms = output.tick * 8;
-        let fall = self.watch.observe(t_ms, self.robot.fall(&meant));
+        let fall = self.watch.observe(t_ms, found);
         let t = t_ms as f64 / 1000.0;
         match fall {
             Some((since, f)) if !self.fallen => {
@@ -65,8 +73,11 @@ impl Body {
                 ));
             }
             None if self.fallen => {
-                let tilt =
-                    (self.robot.attitude() * DVec3::Z).angle_between(meant.attitude * DVec3::Z);
+                let up = self.robot.attitude() * DVec3::Z;
+                let tilt = meant
+                    .iter()
+                    .map(|m| up.angle_between(m.attitude * DVec3::Z))
+                    .fold(f64::INFINITY, f64::min);
                 if tilt.to_degrees() < UP_AGAIN_DEG {
                     self.fallen = false;
                     log(&format!("physics: back on its feet at {t:.2} s"));
