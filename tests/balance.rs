@@ -741,8 +741,14 @@ fn sonys_posture_changes_streamed_to_the_joint_server_stay_up_as_simulate_says()
         ("sony-openr-monet-ers7/a_sit#sleep_standard.mtn", "ERS-7"),
         ("sony-openr-monet-ers7/a_sleep#stand_standard.mtn", "ERS-7"),
         ("sony-openr-monet-ers7/a_stand#sleep_standard.mtn", "ERS-7"),
-        ("sony-openr-monet-ers200/a_sit#stand_standard.mtn", "ERS-220"),
-        ("sony-openr-monet-ers200/a_stand#sit_standard.mtn", "ERS-220"),
+        (
+            "sony-openr-monet-ers200/a_sit#stand_standard.mtn",
+            "ERS-220",
+        ),
+        (
+            "sony-openr-monet-ers200/a_stand#sit_standard.mtn",
+            "ERS-220",
+        ),
         ("sony-spec-example/a_stand#sit_S.mtn", "ERS-210"),
     ];
     let judged: Vec<(String, bool)> = std::thread::scope(|scope| {
@@ -754,7 +760,10 @@ fn sonys_posture_changes_streamed_to_the_joint_server_stay_up_as_simulate_says()
                     let log = common::played_on_the_physics_server(&path, model);
                     let sim = common::run(&["simulate", path.to_str().unwrap()]);
                     assert_eq!(sim.status.code(), Some(0), "{file}: simulate");
-                    (format!("{file}: {log}"), log.contains("physics: the robot fell"))
+                    (
+                        format!("{file}: {log}"),
+                        log.contains("physics: the robot fell"),
+                    )
                 })
             })
             .collect();
