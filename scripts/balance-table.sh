@@ -20,6 +20,9 @@ trap 'rm -rf "$out"' EXIT
 python3 - "$shared" "$out" "${models[@]}" <<'PY'
 import glob, json, os, subprocess, sys
 
+sys.path.insert(0, "scripts")
+from full_body_takes import full_body_takes
+
 # More build options, from the environment (BUILD_ARGS="--timing wait").
 extra = os.environ.get("BUILD_ARGS", "").split()
 
@@ -44,17 +47,7 @@ def judged(mtn):
     sim = lambda t: {0: "up", 1: "FALLS"}.get(run("simulate", mtn, "--torque", str(t))[0], "error")
     return static, sim(torque), sim(0.8 * torque), len(report["violations"])
 
-takes = []
-for f in sorted(glob.glob(f"{shared}/mocap-samples/bvh/*.bvh")):
-    name = os.path.basename(f)
-    # Not full-body takes: a two-bone test and a sine on one joint.
-    if "test_simple" in name or "sinusoidal" in name:
-        continue
-    takes.append((name, [f]))
-for amc, asf in [("charleston1", "charleston"), ("charleston2", "charleston"), ("cmu_01_01", "cmu_01"),
-                 ("cmu_11_01", "cmu_11"), ("lambada", "lambada"), ("zombie", "zombie")]:
-    d = f"{shared}/mocap-samples/asf-amc"
-    takes.append((f"{amc}.amc", [f"{d}/{amc}.amc", "--asf", f"{d}/{asf}.asf"]))
+takes = full_body_takes(shared)
 
 # Whether `check --balance` and `simulate` agree on each motion: both pass or both fail.
 agree, motions = 0, 0

@@ -21,6 +21,9 @@ trap 'rm -rf "$out"' EXIT
 python3 - "$shared" "$out" "${models[@]}" <<'PY'
 import concurrent.futures, glob, json, os, subprocess, sys, time
 
+sys.path.insert(0, "scripts")
+from full_body_takes import full_body_takes
+
 shared, out, models = sys.argv[1], sys.argv[2], sys.argv[3:]
 bin, server_bin = "target/release/aibo-motion", "target/release/aibo-joint-server"
 jobs = int(os.environ.get("JOBS", "12"))
@@ -53,21 +56,9 @@ def judged(mtn, model):
     sim = {0: "up", 1: "FALLS"}.get(run("simulate", mtn)[0], "error")
     return check, sim, streamed(mtn, model)
 
-motions = []  # (label, model, file)
-for f in sorted(glob.glob(f"{shared}/mocap-samples/bvh/*.bvh")):
-    name = os.path.basename(f)
-    # Not full-body takes: a two-bone test and a sine on one joint.
-    if "test_simple" in name or "sinusoidal" in name:
-        continue
-    motions.append((name, [f]))
-for amc, asf in [("charleston1", "charleston"), ("charleston2", "charleston"), ("cmu_01_01", "cmu_01"),
-                 ("cmu_11_01", "cmu_11"), ("lambada", "lambada"), ("zombie", "zombie")]:
-    d = f"{shared}/mocap-samples/asf-amc"
-    motions.append((f"{amc}.amc", [f"{d}/{amc}.amc", "--asf", f"{d}/{asf}.asf"]))
-
-built = []
+built = []  # (label, model, file)
 for model in models:
-    for name, source in motions:
+    for name, source in full_body_takes(shared):
         for balance in ["off", "on"]:
             mtn = f"{out}/{len(built)}.mtn"
             code, _ = run("-q", "build", *source, "--profile", model, "--balance", balance, "-o", mtn)
