@@ -874,19 +874,17 @@ impl Proof {
 
 /// The static test of every dense frame, and the simulation on the same frames.
 fn prove(motion: &Motion, profile: &Profile) -> Result<Proof, BalanceError> {
-    let stances = statics::stances(motion, profile)?;
-    let statics = statics::report(&stances, profile, statics::DEFAULT_MARGIN_MM);
+    let margin = statics::DEFAULT_MARGIN_MM;
     #[cfg(feature = "physics")]
-    let physics = crate::stability::physics::simulate_judged(
-        motion,
-        profile,
-        crate::stability::physics::SERVO_TORQUE_NM * PROOF_TORQUE,
-        &stances,
-    )?;
+    {
+        use crate::stability::physics;
+        let torque = physics::SERVO_TORQUE_NM * PROOF_TORQUE;
+        let (statics, physics) = physics::judged(motion, profile, margin, torque, &mut |_| {})?;
+        Ok(Proof { statics, physics })
+    }
+    #[cfg(not(feature = "physics"))]
     Ok(Proof {
-        statics,
-        #[cfg(feature = "physics")]
-        physics,
+        statics: statics::check(motion, profile, margin)?,
     })
 }
 

@@ -3,6 +3,7 @@
 use super::{deg, json_text, load_motion, print_stdout, seconds, Outcome};
 use aibo_motion::check::{check, Violation};
 use aibo_motion::stability::physics::{self, SERVO_TORQUE_NM};
+use aibo_motion::stability::statics;
 use anyhow::Result;
 use serde_json::json;
 use std::fmt::Write as _;
@@ -91,12 +92,10 @@ pub fn run(args: Args) -> Result<Outcome> {
     }
     super::log_warnings(&report.warnings);
     let balance = if args.balance {
-        let statics = aibo_motion::stability::statics::check(&motion, &profile, args.margin)?;
         // Frame by frame, the static test cannot see legs that drag planted paws until
         // the body is carried off them, nor a tip too brief to fall: the simulation plays
         // it too, as `simulate` does, and `check` says what both say.
-        let simulation = super::simulate::simulated(&motion, &profile, SERVO_TORQUE_NM)?;
-        Some((statics, simulation))
+        Some(judged(&motion, &profile, args.margin)?)
     } else {
         None
     };
@@ -188,6 +187,19 @@ pub fn balance_json(b: &aibo_motion::stability::statics::Report) -> serde_json::
             "fault": s.fault(),
             "resting_on": s.resting_on,
         })).collect::<Vec<_>>(),
+    })
+}
+
+/// Both judges on `motion` (the static test requiring `margin_mm`, and the simulation
+/// at `simulate`'s default torque), with `simulate`'s progress bar: what `check
+/// --balance` and the gate before a robot say.
+pub(super) fn judged(
+    motion: &aibo_motion::mtn::Motion,
+    profile: &aibo_motion::robot::profile::Profile,
+    margin_mm: f64,
+) -> Result<(statics::Report, physics::Report), aibo_motion::stability::BalanceError> {
+    super::simulate::showing(|progress| {
+        physics::judged(motion, profile, margin_mm, SERVO_TORQUE_NM, progress)
     })
 }
 

@@ -9,8 +9,7 @@ use anyhow::{bail, Result};
 
 use aibo_motion::mtn::Motion;
 use aibo_motion::robot::profile::Profile;
-use aibo_motion::stability::physics::SERVO_TORQUE_NM;
-use aibo_motion::stability::statics::{self, SPAN_FAULT_MS};
+use aibo_motion::stability::statics::SPAN_FAULT_MS;
 
 /// Refuses `motion` (read from `file`) when it tips on `profile` for longer than
 /// [`SPAN_FAULT_MS`], or falls in the simulation (as `simulate` plays it), and `force`
@@ -23,11 +22,7 @@ pub fn refuse_if_it_tips(
     force: bool,
     doing: &str,
 ) -> Result<()> {
-    let tested = statics::check(motion, profile, 0.0).and_then(|statics| {
-        let simulation = super::simulate::simulated(motion, profile, SERVO_TORQUE_NM)?;
-        Ok((statics, simulation))
-    });
-    let (report, simulation) = match tested {
+    let (report, simulation) = match super::check::judged(motion, profile, 0.0) {
         Ok(tested) => tested,
         Err(e) if force => {
             tracing::warn!("{}: not tested for balance ({e}); --force", file.display());

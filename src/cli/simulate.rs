@@ -114,10 +114,15 @@ pub(super) fn simulated(
     profile: &Profile,
     torque_nm: f64,
 ) -> Result<physics::Report, BalanceError> {
+    showing(|progress| physics::simulate_showing(motion, profile, torque_nm, progress))
+}
+
+/// `simulation`, run with a progress bar once it has taken a second.
+pub(super) fn showing<T>(simulation: impl FnOnce(&mut dyn FnMut(physics::Progress)) -> T) -> T {
     let mut bar = Bar::after_a_second();
-    let report = physics::simulate_showing(motion, profile, torque_nm, &mut |p| bar.show(p));
+    let out = simulation(&mut |p| bar.show(p));
     bar.done();
-    report
+    out
 }
 
 /// A progress bar on stderr for a simulation that has taken more than a second (hidden,

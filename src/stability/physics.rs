@@ -803,8 +803,25 @@ pub fn simulate_showing(
     run(motion, profile, torque_nm, &stances, progress)
 }
 
-/// [`simulate`], with the static test's stances of every dense frame already found (a
-/// build proves its motion with both judges, and runs each once).
+/// Both judges on `motion`: the static test (requiring `required_mm` of margin) and the
+/// simulation at `torque_nm`, the stances of every dense frame found once for both (the
+/// simulation judges its falls by them): what a build's proof, `check --balance` and the
+/// gate before a robot run.
+pub fn judged(
+    motion: &Motion,
+    profile: &Profile,
+    required_mm: f64,
+    torque_nm: f64,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<(statics::Report, Report), BalanceError> {
+    progress(Progress::Stances);
+    let stances = statics::stances(motion, profile)?;
+    let report = statics::report(&stances, profile, required_mm);
+    Ok((report, run(motion, profile, torque_nm, &stances, progress)?))
+}
+
+/// [`simulate`], with the static test's stances of every dense frame already found (as
+/// [`judged`] finds them once for both judges).
 pub fn simulate_judged(
     motion: &Motion,
     profile: &Profile,
