@@ -7,7 +7,7 @@ use aibo_motion::pipeline::{Kept, PROOF_TORQUE};
 use aibo_motion::stability::gait::Style;
 use aibo_motion::stability::paths::PathFigures;
 use aibo_motion::stability::plan::{is_front, PAWS};
-use aibo_motion::stability::walking::{played_waits, take_s, Steering, Wait, Way};
+use aibo_motion::stability::walking::{played_waits, take_s, wait_for, Steering, Wait, Way};
 use serde_json::json;
 use std::fmt::Write as _;
 
@@ -97,12 +97,8 @@ impl Stage {
         // Over what the performer does next: from the end of their travel, or of the
         // wait for it, to where the robot's walk ends (within the performance).
         let over_s = |w: &aibo_motion::stability::plan::Walk| {
-            // (A walk's wait starts where its travel ends, or within the half second its
-            // path runs on past that.)
-            let free_s = played
-                .iter()
-                .find(|wait| (w.source_s.0..=w.source_s.1 + 0.1).contains(&wait.0))
-                .map_or(w.source_s.1, |wait| wait.1.max(w.source_s.1));
+            let free_s =
+                wait_for(w.source_s, &played).map_or(w.source_s.1, |wait| wait.1.max(w.source_s.1));
             let end_s = (w.rows().end.saturating_sub(padding.lead)) as f64 * kept.plan.row_s;
             round3((end_s.min(performance_end_s) - free_s).max(0.0))
         };

@@ -107,10 +107,7 @@ pub fn plan(
         let next = groups
             .get(k + 1)
             .map(|next| row_of(next.0).saturating_sub(2 * blend + 1));
-        let waited = waits
-            .iter()
-            .find(|w| w.0 >= start_s)
-            .map(|w| row_of(w.1).saturating_sub(blend));
+        let waited = wait_for((start_s, end_s), &waits).map(|w| row_of(w.1).saturating_sub(blend));
         let until = match (next, waited) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -210,6 +207,17 @@ pub fn played_waits(waits: &[Wait]) -> Vec<(f64, f64)> {
             (at, at + w.wait_s)
         })
         .collect()
+}
+
+/// The wait for the walk over the performance's seconds `span` among `played` (as
+/// [`played_waits`] gives them): the one that starts where its travel ends, or within
+/// the half second its path runs on past that (`PATH_MARGIN_S`; where a take ends in a
+/// walk, its wait was found from the travel without that margin).
+pub fn wait_for(span: (f64, f64), played: &[(f64, f64)]) -> Option<(f64, f64)> {
+    played
+        .iter()
+        .find(|wait| (span.0..=span.1 + 0.1).contains(&wait.0))
+        .copied()
 }
 
 /// A time `s` of the performance with `waits` in it, in the take's own seconds (a time
