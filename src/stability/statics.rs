@@ -136,9 +136,10 @@ impl Body {
             return None;
         }
         let level_within = (RAISED_PAW_DEG.to_radians()).cos();
-        // Each three paws' floor: the upward normal of their plane, where no paw is below.
-        let mut four: Option<DVec3> = None;
-        let mut three: Option<DVec3> = None;
+        // Each three paws' floor: the upward normal of their plane, where no paw is below,
+        // and the roll and pitch that set it level.
+        let mut four: Option<(DVec3, [f64; 3])> = None;
+        let mut three: Option<(DVec3, [f64; 3])> = None;
         for (i, j, k) in triples(paws.len()) {
             let n = (paws[j] - paws[i]).cross(paws[k] - paws[i]);
             let Some(n) = n.try_normalize() else { continue };
@@ -147,6 +148,7 @@ impl Body {
             if heights.iter().any(|&h| h < -0.5) {
                 continue;
             }
+            // Roll about x brings the normal into the x–z plane, then pitch about −y upright.
             let (roll, pitch) = (n.y.atan2(n.z), n.x.atan2(n.y.hypot(n.z)));
             let sitting = roll.abs() <= RAISED_PAW_DEG.to_radians()
                 && (-RAISED_PAW_DEG..=SIT_PITCH_DEG).contains(&pitch.to_degrees());
@@ -157,13 +159,11 @@ impl Body {
             } else {
                 continue;
             };
-            if best.is_none_or(|b| n.z > b.z) {
-                *best = Some(n);
+            if best.is_none_or(|(b, _)| n.z > b.z) {
+                *best = Some((n, [roll, pitch, 0.0]));
             }
         }
-        // Roll about x brings the normal into the x–z plane, then pitch about −y upright.
-        four.or(three)
-            .map(|n| [n.y.atan2(n.z), n.x.atan2(n.y.hypot(n.z)), 0.0])
+        four.or(three).map(|(_, attitude)| attitude)
     }
 
     /// Steps 1 and 2 of the module's test, from points and a centre of mass in the frame of
