@@ -3,7 +3,8 @@
 # ../shared/mocap-samples (BVH and ASF/AMC) and each model, built with `--balance off`
 # and with the defaults, and for Sony's own motions: `check --balance` (the static test
 # and its simulation), `simulate`, and `aibo-joint-server --physics` with the motion
-# streamed to it by `play` (as a robot would get it, on the server's own 8 ms clock).
+# streamed to it by `play` (as a robot would get it, on the server's own 8 ms clock, with
+# the file's body attitude; the robot standing in the posture the motion starts from).
 # Each says whether the robot stays up; the last line counts the motions on which all
 # three agree. The streams play in real time, several at once (JOBS, default 12): about
 # ten minutes on two cores.
@@ -32,9 +33,11 @@ def run(*args):
     p = subprocess.run([bin, *args], capture_output=True, text=True)
     return p.returncode, p.stdout
 
-def streamed(mtn, model):
-    """The joint server's verdict on `mtn` streamed to it: up, or FALLS."""
-    server = subprocess.Popen([server_bin, "--tcp", "127.0.0.1:0", "--profile", model, "--physics"],
+def streamed(mtn, model, posture):
+    """The joint server's verdict on `mtn` streamed to it, the robot standing in `posture`
+    before it: up, or FALLS."""
+    server = subprocess.Popen([server_bin, "--tcp", "127.0.0.1:0", "--profile", model, "--physics",
+                               "--start-posture", posture],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     address = server.stdout.readline().strip()
     code, _ = run("play", mtn, "--tcp", address, "--force")
@@ -45,6 +48,12 @@ def streamed(mtn, model):
         return "error"
     return "FALLS" if "physics: the robot fell at" in log else "up"
 
+def start_posture(mtn):
+    """Where the robot stands before `mtn`: Sony's names say it (`a_sit#…`: the sit);
+    else, as our builds start, the stand."""
+    name = os.path.basename(mtn)
+    return next((p for p in ("sit", "sleep") if name.startswith(f"a_{p}#")), "stand")
+
 def judged(mtn, model):
     """check --balance, simulate and the joint server on one motion."""
     _, text = run("check", "--balance", "--json", mtn)
@@ -54,7 +63,7 @@ def judged(mtn, model):
     tips = any(s["fault"] for s in balance["spans"])
     check = "TIPS" if tips else "FALLS" if balance["simulation"]["fall"] else "ok"
     sim = {0: "up", 1: "FALLS"}.get(run("simulate", mtn)[0], "error")
-    return check, sim, streamed(mtn, model)
+    return check, sim, streamed(mtn, model, start_posture(mtn))
 
 built = []  # (label, model, file)
 for model in models:

@@ -5,6 +5,7 @@
 mod common;
 
 use aibo_motion::link::{self, Ending, Endpoint, Mode, PlayOptions};
+use aibo_motion::mtn;
 use common::link::{dense, ers7_motion, Row, Server, Transport};
 use firmware_bridge::bridge::{LIMIT_SLACK_URAD, STEP_SLACK_URAD};
 use firmware_bridge::message::{Angles, Message, Status, StreamFrame};
@@ -42,7 +43,18 @@ fn play_and_compare(transport: Transport, mode: Mode, loops: u16) {
     opts.loops = loops;
     let report = link::play(&motion, &opts, &mut |_| {}).expect("the play completes");
     assert_eq!(report.ending, Ending::Completed);
+    let bodies = server.bodies.clone();
     let (bridge, _, rows) = server.stop();
+    // A stream carries the file's body roll and pitch with each 16 ms frame's poses
+    // (both ticks take the first's); a stored motion has none.
+    let frames: Vec<_> = mtn::dense_frames(&motion).collect();
+    let want_bodies: Vec<Option<[i32; 2]>> = (0..frames.len() * usize::from(loops))
+        .map(|i| {
+            let body = frames[(i - i % 2) % frames.len()].body;
+            (mode == Mode::Stream).then_some([body[0], body[1]])
+        })
+        .collect();
+    assert_eq!(*bodies.lock().unwrap(), want_bodies);
     let want = dense(&motion, usize::from(loops));
     // The robot's own count agrees: every 8 ms frame played, nothing short.
     assert_eq!(report.expected_ticks, want.len() as u64);
@@ -574,6 +586,7 @@ fn frame(tick: u32, pose: &[i32], last: bool) -> Message<'static> {
         last,
         pose: Angles::from_slice(pose).unwrap(),
         middle: None,
+        body: None,
     })
 }
 

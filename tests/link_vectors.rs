@@ -2,7 +2,7 @@
 //! vectors byte for byte and reads the bridge-to-host ones.
 
 use aibo_motion::link::{Client, Endpoint, Reply};
-use firmware_bridge::message::{Angles, Counters, Message, Status};
+use firmware_bridge::message::{Angles, Counters, Message, Status, StreamFrame};
 use std::io::Write;
 use std::time::Duration;
 
@@ -52,6 +52,28 @@ fn the_client_writes_and_reads_the_documented_vectors() {
                 first_tick: 0
             }),
             vector("stream-start")
+        );
+        let pose = Angles::from_slice(&[-349_066, 0, 1_000_000]).unwrap();
+        assert_eq!(
+            client.encode(&Message::Frame(StreamFrame {
+                tick: 4,
+                last: false,
+                pose,
+                middle: Some(Angles::from_slice(&[-349_000, -5, 1_000_000]).unwrap()),
+                body: None,
+            })),
+            vector("frame")
+        );
+        // Protocol 2: the body's roll and pitch the file means.
+        assert_eq!(
+            client.encode(&Message::Frame(StreamFrame {
+                tick: 6,
+                last: true,
+                pose,
+                middle: None,
+                body: Some([-87_266, 523_599]),
+            })),
+            vector("frame-body")
         );
         let applied = Angles::from_slice(&[-349_066, 0, 1_000_000]).unwrap();
         let status = Status {

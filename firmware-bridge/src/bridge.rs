@@ -162,6 +162,9 @@ pub struct Output<'a> {
     pub tick: u64,
     pub kind: OutputKind,
     pub pose: &'a [i32],
+    /// The body's roll and pitch (µrad) the stream meant for this pose, where its frame
+    /// said (protocol 2); kept while the pose is held, gone once anything else moves it.
+    pub body: Option<[i32; 2]>,
 }
 
 #[derive(Debug, Clone)]
@@ -225,6 +228,8 @@ pub struct Bridge {
     mode: Mode,
     /// The pose last commanded; while relaxed, where the servos are.
     applied: Angles,
+    /// The body attitude the stream meant for `applied` (see [`Output::body`]).
+    body: Option<[i32; 2]>,
     /// The jitter buffer, [`MAX_BUFFER_FRAMES`] long, on the heap (9 KB).
     buffer: Box<[Option<StreamFrame>]>,
     /// Where a reply is encoded, on the heap rather than the stack.
@@ -263,6 +268,7 @@ impl Bridge {
             now: 0,
             mode: Mode::Relaxed,
             applied,
+            body: None,
             buffer: vec![None; MAX_BUFFER_FRAMES].into_boxed_slice(),
             scratch: Box::new(Scratch {
                 payload: [0; wire::MAX_PAYLOAD],
@@ -514,6 +520,7 @@ impl Bridge {
     pub fn tick(&mut self, reply: &mut dyn FnMut(&[u8])) -> Output<'_> {
         let t = self.now;
         self.now += 1;
+        let streamed = matches!(self.mode, Mode::Streaming(_));
         let kind = match self.mode {
             Mode::Relaxed => OutputKind::Relaxed,
             Mode::Holding => OutputKind::Held,
@@ -531,10 +538,14 @@ impl Bridge {
             self.reported = self.state();
             self.send_status(reply);
         }
+        if !matches!(kind, OutputKind::Held) && !streamed {
+            self.body = None;
+        }
         Output {
             tick: t,
             kind,
             pose: self.applied.as_slice(),
+            body: self.body,
         }
     }
 
@@ -558,7 +569,7 @@ impl Bridge {
                     stream.previous = Some(f);
                     // A last frame with a middle ends after its middle.
                     ended = f.last && f.middle.is_none();
-                    Some(f.pose)
+                    Some((f.pose, f.body))
                 }
                 _ => None,
             }
@@ -566,6 +577,7 @@ impl Bridge {
             match stream.previous {
                 Some(p) if p.tick == tick.wrapping_sub(1) => {
                     ended = p.last;
+                    // The middle pose is meant at the frame's attitude (8 ms on).
                     p.middle.or_else(|| {
                         let next = self.buffer[slot_of(offset + 1)]
                             .filter(|n| n.tick == tick.wrapping_add(1))?;
@@ -575,11 +587,12 @@ impl Bridge {
                         }
                         Some(mid)
                     })
+                    .map(|m| (m, p.body))
                 }
                 _ => None,
             }
         };
-        let Some(target) = target else {
+        let Some((target, body)) = target else {
             // Nothing to play: hold, and after the hold time hand over to the watchdog.
             let since = *stream.stalled_since.get_or_insert(t);
             if t - since >= u64::from(self.config.hold_ticks) {
@@ -593,6 +606,7 @@ impl Bridge {
             self.mode = Mode::Holding;
         }
         self.apply(target.as_slice());
+        self.body = body;
         self.counters.played = self.counters.played.wrapping_add(1);
         OutputKind::Played
     }

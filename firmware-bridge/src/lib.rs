@@ -31,7 +31,7 @@ pub use message::Counters;
 pub use model::{JointSpec, Model, PostureSpec, MODELS};
 pub use sign::Key;
 
-pub use wire::{MAX_JOINTS, PROTOCOL_VERSION};
+pub use wire::{MAX_JOINTS, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION, WIRE_VERSION};
 
 /// The servo frame, in microseconds.
 pub const TICK_US: u64 = 8_000;

@@ -109,12 +109,18 @@ pub struct StreamFrame {
     /// The pose at `tick + 1`. Without it the bridge fills that frame by Sony's rule
     /// between this frame and the next (exact only where the motion is linear there).
     pub middle: Option<Angles>,
+    /// The body's roll and pitch (µrad) the motion means at `tick`, as its MTN frame
+    /// carries them (protocol 2). A robot has its own attitude and ignores it; a
+    /// simulated robot judges a fall against it, as `aibo-motion simulate` does (a
+    /// pose alone does not say whether it is meant to lean).
+    pub body: Option<[i32; 2]>,
 }
 
 /// Frame flags.
 const FRAME_MIDDLE_DELTA: u8 = 0x01;
 const FRAME_LAST: u8 = 0x02;
 const FRAME_MIDDLE_WIDE: u8 = 0x04;
+const FRAME_BODY: u8 = 0x08;
 
 /// What the bridge counts; sent in every status.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -666,7 +672,8 @@ impl<'a> Message<'a> {
 }
 
 /// Frame payload: tick u32, flags u8, count u8, pose i32×count, then the middle frame as
-/// i16 deltas from the pose (flag 0x01) or as i32 angles (flag 0x04), or nothing.
+/// i16 deltas from the pose (flag 0x01) or as i32 angles (flag 0x04), or nothing; then,
+/// with flag 0x08, the body's roll and pitch, i32 each.
 fn encode_stream_frame(w: &mut Writer<'_>, f: &StreamFrame) {
     let deltas: Option<[i16; MAX_JOINTS]> = f.middle.and_then(|m| {
         let mut d = [0i16; MAX_JOINTS];
@@ -682,6 +689,9 @@ fn encode_stream_frame(w: &mut Writer<'_>, f: &StreamFrame) {
         } else {
             FRAME_MIDDLE_WIDE
         };
+    }
+    if f.body.is_some() {
+        flags |= FRAME_BODY;
     }
     w.u32(f.tick);
     w.u8(flags);
@@ -699,13 +709,17 @@ fn encode_stream_frame(w: &mut Writer<'_>, f: &StreamFrame) {
         }
         (None, None) => {}
     }
+    if let Some([roll, pitch]) = f.body {
+        w.i32(roll);
+        w.i32(pitch);
+    }
 }
 
 fn decode_stream_frame(r: &mut Reader<'_>) -> Result<StreamFrame, MessageError> {
     let tick = r.u32()?;
     let flags_at = r.pos;
     let flags = r.u8()?;
-    if flags & !(FRAME_MIDDLE_DELTA | FRAME_LAST | FRAME_MIDDLE_WIDE) != 0
+    if flags & !(FRAME_MIDDLE_DELTA | FRAME_LAST | FRAME_MIDDLE_WIDE | FRAME_BODY) != 0
         || flags & FRAME_MIDDLE_DELTA != 0 && flags & FRAME_MIDDLE_WIDE != 0
     {
         return Err(MessageError {
@@ -725,11 +739,17 @@ fn decode_stream_frame(r: &mut Reader<'_>) -> Result<StreamFrame, MessageError> 
     } else {
         None
     };
+    let body = if flags & FRAME_BODY != 0 {
+        Some([r.i32()?, r.i32()?])
+    } else {
+        None
+    };
     Ok(StreamFrame {
         tick,
         last: flags & FRAME_LAST != 0,
         pose,
         middle,
+        body,
     })
 }
 
@@ -776,12 +796,15 @@ mod tests {
             first_tick: 1234,
         });
         for middle in [None, Some(near), Some(far)] {
-            round_trip(Message::Frame(StreamFrame {
-                tick: 42,
-                last: middle.is_none(),
-                pose,
-                middle,
-            }));
+            for body in [None, Some([-87_266, i32::MIN]), Some([i32::MAX, 523_599])] {
+                round_trip(Message::Frame(StreamFrame {
+                    tick: 42,
+                    last: middle.is_none(),
+                    pose,
+                    middle,
+                    body,
+                }));
+            }
         }
         round_trip(Message::UploadBegin {
             name: b"dance",

@@ -20,8 +20,16 @@
 
 use crate::sign::{Key, ReplayGuard, SIGNATURE_LEN};
 
-/// Protocol version spoken by this crate; frames of any other version are rejected.
-pub const PROTOCOL_VERSION: u8 = 1;
+/// The frame layout's version, every frame's first byte; frames of any other are rejected.
+pub const WIRE_VERSION: u8 = 1;
+
+/// The protocol version spoken by this crate, in `HELLO` and `IDENTITY`: which messages
+/// and flags it knows. 2 added the body attitude to `FRAME` (flag 0x08).
+pub const PROTOCOL_VERSION: u8 = 2;
+
+/// The oldest protocol version a host may still speak to: a version-1 bridge is sent
+/// frames without the body attitude.
+pub const OLDEST_PROTOCOL_VERSION: u8 = 1;
 
 /// Most joints a model may have (the AIBOs have 15 to 20): what a frame can carry.
 pub const MAX_JOINTS: usize = 32;
@@ -120,7 +128,7 @@ pub fn encode_frame(
         return None;
     }
     let mut raw = [0u8; MAX_FRAME];
-    raw[0] = PROTOCOL_VERSION;
+    raw[0] = WIRE_VERSION;
     raw[1] = if signing.is_some() { FLAG_SIGNED } else { 0 };
     raw[2..4].copy_from_slice(&seq.to_le_bytes());
     raw[4] = msg;
@@ -152,7 +160,7 @@ pub fn parse_frame(raw: &[u8]) -> Result<Frame<'_>, FrameError> {
     if found != expected {
         return Err(FrameError::Crc { expected, found });
     }
-    if body[0] != PROTOCOL_VERSION {
+    if body[0] != WIRE_VERSION {
         return Err(FrameError::Version(body[0]));
     }
     let flags = body[1];

@@ -70,6 +70,7 @@ fn frames_strategy() -> impl Strategy<Value = Vec<u8>> {
                     last,
                     pose: angles,
                     middle: if last { None } else { Some(angles) },
+                    body: (tick % 3 == 0).then_some([tick as i32, -(tick as i32)]),
                 }),
                 4 => Message::UploadBegin {
                     name: b"m",
@@ -282,6 +283,7 @@ fn binary_outputs_take_only_their_states_whatever_the_host_sends() {
             last: k + 1 == wild.len(),
             pose,
             middle: Some(pose),
+            body: None,
         };
         bytes.extend(encode(2 + k as u16, &Message::Frame(frame)));
     }

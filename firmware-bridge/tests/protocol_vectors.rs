@@ -30,6 +30,19 @@ pub fn vectors() -> Vec<(&'static str, u16, bool, Message<'static>)> {
                 last: false,
                 pose: a(&[-349_066, 0, 1_000_000]),
                 middle: Some(a(&[-349_000, -5, 1_000_000])),
+                body: None,
+            }),
+        ),
+        (
+            "frame-body",
+            4,
+            false,
+            Message::Frame(StreamFrame {
+                tick: 6,
+                last: true,
+                pose: a(&[-349_066, 0, 1_000_000]),
+                middle: None,
+                body: Some([-87_266, 523_599]),
             }),
         ),
         (

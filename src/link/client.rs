@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use firmware_bridge::message::{self, Message, Status};
 use firmware_bridge::sign::{ReplayGuard, TIMESTAMP_UNITS_PER_S};
 use firmware_bridge::wire::{self, Decoder, Signing, MAX_ENCODED};
-use firmware_bridge::{Key, PROTOCOL_VERSION};
+use firmware_bridge::{Key, OLDEST_PROTOCOL_VERSION, PROTOCOL_VERSION};
 
 use super::transport::{self, Connection, Endpoint};
 use super::LinkError;
@@ -222,9 +222,9 @@ impl Client {
                 Err(e) => return Err(e),
             }
         };
-        if info.protocol != PROTOCOL_VERSION {
+        if !(OLDEST_PROTOCOL_VERSION..=PROTOCOL_VERSION).contains(&info.protocol) {
             return Err(LinkError::Refused(format!(
-                "the bridge speaks protocol {}, this host {PROTOCOL_VERSION}",
+                "the bridge speaks protocol {}, this host {OLDEST_PROTOCOL_VERSION} to {PROTOCOL_VERSION}",
                 info.protocol
             )));
         }

@@ -235,23 +235,27 @@ pub struct Progress {
 }
 
 /// Stream frame `k` of `loops` passes over the motion (`pass` 8 ms frames each): the
-/// pose at 8 ms frame 2k and, when there is one, at 2k + 1. Frames are computed one by
-/// one, never the whole motion at once.
-fn stream_frame(motion: &Motion, pass: u64, loops: u64, k: u64) -> Option<StreamFrame> {
+/// pose at 8 ms frame 2k and, when there is one, at 2k + 1; with `body` (a bridge of
+/// protocol 2 or later), the body's roll and pitch the file gives frame 2k. Frames are
+/// computed one by one, never the whole motion at once.
+fn stream_frame(
+    motion: &Motion,
+    pass: u64,
+    loops: u64,
+    k: u64,
+    body: bool,
+) -> Option<StreamFrame> {
     let total = pass.checked_mul(loops)?;
-    let pose_at = |i: u64| -> Option<Angles> {
-        if i >= total {
-            return None;
-        }
-        Angles::from_slice(&mtn::dense_frame_at(motion, i % pass)?.joints)
-    };
-    let pose = pose_at(2 * k)?;
-    let middle = pose_at(2 * k + 1);
+    let frame_at = |i: u64| (i < total).then(|| mtn::dense_frame_at(motion, i % pass))?;
+    let first = frame_at(2 * k)?;
+    let pose = Angles::from_slice(&first.joints)?;
+    let middle = frame_at(2 * k + 1).and_then(|f| Angles::from_slice(&f.joints));
     Some(StreamFrame {
         tick: (2 * k) as u32,
         last: 2 * k + 2 >= total,
         pose,
         middle,
+        body: body.then_some([first.body[0], first.body[1]]),
     })
 }
 
@@ -438,6 +442,8 @@ async fn stream(
     let loops = u64::from(opts.loops.max(1));
     let ticks = pass.saturating_mul(loops);
     let frames = ticks.div_ceil(2);
+    // What the file means the body to do goes to a bridge that knows the flag.
+    let body = info.protocol >= 2;
     let mut report = PlayReport::new(info.clone(), frames, ticks);
     report.lateness_us.reserve(frames.min(1 << 20) as usize);
     if frames == 0 {
@@ -461,7 +467,7 @@ async fn stream(
                 let Some((k, deadline)) = paced else { break };
                 // The pacer skipped what could not arrive in time; the rest all goes.
                 report.frames_skipped += k - next;
-                let Some(frame) = stream_frame(motion, pass, loops, k) else { break };
+                let Some(frame) = stream_frame(motion, pass, loops, k, body) else { break };
                 let bytes = client.encode(&Message::Frame(frame));
                 let sent = client.send_bytes(bytes);
                 report.lateness_us.push(Instant::now().saturating_duration_since(deadline).as_micros() as u64);

@@ -621,16 +621,18 @@ impl Robot {
         parts
     }
 
-    /// What a pose (joint angles, radians, profile order) may mean where nothing else
-    /// says (a stream of joint angles carries no body attitude): the attitude the static
-    /// test finds from the body pitch of the nearest standard posture, that carried
-    /// pitch, and what the posture rests on; and, where the pose stands on its paws
-    /// (`statics::Body::paws_level`), the same from the attitude that sets them level.
+    /// What a pose (joint angles, radians, profile order) means, for a stream. Where
+    /// the stream says the body's roll and pitch (`carried`, radians), that is what
+    /// `simulate` reads from the file, and the meaning is the one it finds. A stream
+    /// without them (a version-1 host) carries joint angles only, so the pose may mean
+    /// two things: the attitude the static test finds from the body pitch of the nearest
+    /// standard posture, and, where the pose stands on its paws
+    /// (`statics::Body::paws_level`), the one from the attitude that sets them level.
     /// Midway from a stand to Sony's sit the nearest posture is the sit, 33° from the
     /// body's pitch, where the paws say it right; with both front paws up, the paws say
-    /// nothing and the posture says it right. A stream has fallen only where it has
-    /// fallen by both.
-    pub fn meant(&self, angles: &[f64]) -> Vec<Meant> {
+    /// nothing and the posture says it right. Such a stream has fallen only where it
+    /// has fallen by both.
+    pub fn meant(&self, angles: &[f64], carried: Option<[f64; 2]>) -> Vec<Meant> {
         let posture = self.statics.nearest_posture(angles);
         let from = |attitude: [f64; 3]| {
             let carried = DQuat::from_axis_angle(DVec3::NEG_Y, attitude[1])
@@ -642,6 +644,9 @@ impl Robot {
                 posture,
             }
         };
+        if let Some([roll, pitch]) = carried {
+            return vec![from([roll, pitch, 0.0])];
+        }
         std::iter::once(from([0.0, posture.pitch, 0.0]))
             .chain(self.statics.paws_level(angles).map(from))
             .collect()

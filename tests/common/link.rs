@@ -22,6 +22,8 @@ pub struct Server {
     stop: Arc<AtomicBool>,
     handle: Option<JoinHandle<(Bridge, RunReport)>>,
     pub log: Arc<Mutex<Vec<String>>>,
+    /// The body attitude the bridge passed on with each pose it played (protocol 2).
+    pub bodies: Arc<Mutex<Vec<Option<[i32; 2]>>>>,
     _dir: tempfile::TempDir,
     _turn: MutexGuard<'static, ()>,
 }
@@ -72,9 +74,11 @@ impl Server {
             }
         };
         let log = Arc::new(Mutex::new(Vec::new()));
+        let bodies = Arc::new(Mutex::new(Vec::new()));
         let handle = {
             let stop = stop.clone();
             let log = log.clone();
+            let bodies = bodies.clone();
             std::thread::spawn(move || {
                 let mut bridge = Bridge::new(model, config, stand);
                 let mut servos = ServoModel::new(model, stand);
@@ -86,7 +90,11 @@ impl Server {
                     stop,
                     timing,
                     &mut |l| log.lock().unwrap().push(l.to_string()),
-                    &mut |_, _| {},
+                    &mut |output, _| {
+                        if output.kind == firmware_bridge::bridge::OutputKind::Played {
+                            bodies.lock().unwrap().push(output.body);
+                        }
+                    },
                 )
                 .unwrap();
                 (bridge, report)
@@ -98,6 +106,7 @@ impl Server {
             stop,
             handle: Some(handle),
             log,
+            bodies,
             _dir: dir,
             _turn: turn,
         }
@@ -152,12 +161,17 @@ pub fn ers7_motion() -> Motion {
         }
         joints
     };
-    let kf = |frames_before: u32, joints: Vec<i32>| Keyframe {
-        frames_before,
-        roll: 0,
-        pitch: -17453,
-        yaw: 0,
-        joints,
+    // Each keyframe's body attitude its own, for the stream to carry (protocol 2).
+    let attitude = std::cell::Cell::new(0);
+    let kf = |frames_before: u32, joints: Vec<i32>| {
+        attitude.set(attitude.get() + 1);
+        Keyframe {
+            frames_before,
+            roll: 3_001 * attitude.get(),
+            pitch: -17_453 - 5_003 * attitude.get(),
+            yaw: 0,
+            joints,
+        }
     };
     Motion {
         name: "a_stand#stand_link".into(),

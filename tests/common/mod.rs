@@ -227,9 +227,15 @@ pub fn writable_stick(name: &str, root: &Path) {
 /// `play --force` (the gate would refuse a motion that tips before the robot showed it),
 /// and what the server logged.
 pub fn played_on_the_physics_server(file: &Path, model: &str) -> String {
+    played_on_the_physics_server_from(file, model, "stand")
+}
+
+/// As [`played_on_the_physics_server`], the robot standing in `posture` before it.
+pub fn played_on_the_physics_server_from(file: &Path, model: &str, posture: &str) -> String {
     use std::io::{BufRead, BufReader};
     let mut server = Command::new(env!("CARGO_BIN_EXE_aibo-joint-server"))
         .args(["--tcp", "127.0.0.1:0", "--profile", model, "--physics"])
+        .args(["--start-posture", posture])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()

@@ -124,6 +124,7 @@ fn stream(s: &mut Script, model: &Model, random: &mut Random, frames: u32, sprea
             last: i + 1 == frames,
             pose: pose(model, random, spread),
             middle: (random.below(2) == 0).then(|| pose(model, random, spread)),
+            body: (random.below(2) == 0).then(|| [random.below(400_000) as i32, -7]),
         };
         s.send(&Message::Frame(frame)).ticks(2);
     }
@@ -246,6 +247,7 @@ fn watchdog(s: &mut Script, random: &mut Random) {
                 last: false,
                 pose: pose(m, random, 80_000),
                 middle: None,
+                body: None,
             };
             s.send(&Message::Frame(frame)).ticks(2);
         }
@@ -295,6 +297,7 @@ fn generated(s: &mut Script, random: &mut Random) {
                     last: random.below(4) == 0,
                     pose: pose(m, random, 30_000),
                     middle: None,
+                    body: None,
                 }));
                 let at = random.below(bytes.len() as u64) as usize;
                 s.rx(&bytes[..at]).ticks(1).rx(&bytes[at..]);

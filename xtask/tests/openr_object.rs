@@ -204,6 +204,7 @@ fn a_session(model: &'static Model) -> (Session, Seen) {
             last: false,
             pose: Angles::from_slice(&pose).unwrap(),
             middle: None,
+            body: None,
         }));
         if i % 2 == 1 {
             s.ready(1);

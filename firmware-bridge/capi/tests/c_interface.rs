@@ -46,6 +46,7 @@ fn session(model: &Model) -> Vec<(Vec<u8>, usize)> {
                 last: i == 39,
                 pose: Angles::from_slice(&pose).unwrap(),
                 middle: None,
+                body: None,
             })),
             2,
         ));

@@ -1,7 +1,8 @@
 //! `--physics`: the servos' commands also move a simulated body on a floor (the same one
 //! `aibo-motion simulate` uses), so a streamed motion can be watched falling. The server
 //! says when the robot goes over and when it is back on its feet, by the same rule as
-//! `simulate` (`Robot::fall`): a stream carries no body attitude, so the attitude each
+//! `simulate` (`Robot::fall`), against the body attitude the stream's frames give (as the
+//! file gives `simulate`). From a host that sends none (protocol 1), the attitude each
 //! pose means is found as the static test finds it, from the nearest standard posture
 //! and from where the paws stand level (`Robot::meant`), and it has fallen only by both.
 
@@ -49,8 +50,10 @@ impl Body {
         }
         let angles: Vec<f64> = output.pose.iter().map(|&u| f64::from(u) * 1e-6).collect();
         self.robot.step(&angles);
-        // Fallen by every meaning the pose may have (a stream carries no attitude).
-        let meant = self.robot.meant(&angles);
+        // Fallen by what the stream meant, or, where it did not say, by every meaning
+        // the pose may have.
+        let carried = output.body.map(|b| b.map(|u| f64::from(u) * 1e-6));
+        let meant = self.robot.meant(&angles, carried);
         let falls: Vec<_> = meant.iter().map(|m| self.robot.fall(m)).collect();
         let found = falls
             .iter()

@@ -1,0 +1,88 @@
+//! Protocol 2's body attitude: a stream frame's roll and pitch come out of the bridge
+//! with the poses they came with (both ticks of the frame), stay while the last pose is
+//! held, and are gone once anything else moves the servos.
+
+use firmware_bridge::bridge::OutputKind;
+use firmware_bridge::message::{Angles, Message, StreamFrame};
+use firmware_bridge::wire::{self, MAX_ENCODED};
+use firmware_bridge::{Bridge, Config, Model, PROTOCOL_VERSION};
+
+fn encode(seq: u16, m: &Message<'_>) -> Vec<u8> {
+    let mut payload = [0u8; wire::MAX_PAYLOAD];
+    let n = m.encode(&mut payload);
+    let mut out = [0u8; MAX_ENCODED];
+    let len = wire::encode_frame(seq, m.id(), &payload[..n], None, &mut out).unwrap();
+    out[..len].to_vec()
+}
+
+#[test]
+fn a_frames_body_attitude_comes_out_with_its_poses_and_goes_when_the_ramp_moves_them() {
+    assert_eq!(PROTOCOL_VERSION, 2);
+    let model = Model::find("ERS-7").unwrap();
+    let stand = model.posture("stand").unwrap().angles;
+    let mut bridge = Bridge::new(model, Config::default(), stand);
+    let mut seq = 0;
+    let mut send = |bridge: &mut Bridge, m: &Message<'_>| {
+        seq += 1;
+        bridge.receive(&encode(seq, m), &mut |_| {});
+    };
+    send(
+        &mut bridge,
+        &Message::StreamStart {
+            stream: 1,
+            first_tick: 0,
+        },
+    );
+    // Four frames: the second says nothing of the body, the last ends the stream.
+    let bodies = [Some([10, -20]), None, Some([30, 40]), Some([-50, 60])];
+    for (k, body) in bodies.iter().enumerate() {
+        send(
+            &mut bridge,
+            &Message::Frame(StreamFrame {
+                tick: 2 * k as u32,
+                last: k + 1 == bodies.len(),
+                pose: Angles::from_slice(stand).unwrap(),
+                middle: (k % 2 == 0).then(|| Angles::from_slice(stand).unwrap()),
+                body: *body,
+            }),
+        );
+    }
+    let mut played = Vec::new();
+    let mut held_after = Vec::new();
+    for _ in 0..200 {
+        let out = bridge.tick(&mut |_| {});
+        match out.kind {
+            OutputKind::Played => played.push(out.body),
+            OutputKind::Held if !played.is_empty() => held_after.push(out.body),
+            _ => {}
+        }
+    }
+    // Each frame's attitude for both of its ticks (the last frame has no middle).
+    assert_eq!(
+        played,
+        vec![
+            Some([10, -20]),
+            Some([10, -20]),
+            None,
+            None,
+            Some([30, 40]),
+            Some([30, 40]),
+            Some([-50, 60]),
+        ]
+    );
+    // After the last frame the bridge holds the pose, and what it meant.
+    assert!(!held_after.is_empty());
+    assert!(held_after.iter().all(|b| *b == Some([-50, 60])));
+
+    // STOP: held, then the ramp to rest moves the servos, and the attitude is gone.
+    send(&mut bridge, &Message::Stop);
+    let mut ramped = Vec::new();
+    for _ in 0..2000 {
+        let out = bridge.tick(&mut |_| {});
+        if out.kind == OutputKind::Ramped {
+            ramped.push(out.body);
+        }
+    }
+    assert!(!ramped.is_empty(), "the watchdog ramps to rest");
+    assert!(ramped.iter().all(Option::is_none));
+}
