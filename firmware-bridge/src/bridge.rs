@@ -578,16 +578,18 @@ impl Bridge {
                 Some(p) if p.tick == tick.wrapping_sub(1) => {
                     ended = p.last;
                     // The middle pose is meant at the frame's attitude (8 ms on).
-                    p.middle.or_else(|| {
-                        let next = self.buffer[slot_of(offset + 1)]
-                            .filter(|n| n.tick == tick.wrapping_add(1))?;
-                        let mut mid = p.pose;
-                        for (m, &v1) in mid.as_mut_slice().iter_mut().zip(next.pose.as_slice()) {
-                            *m = sony::interpolate(*m, v1, 1, sony::in_between_frames(0));
-                        }
-                        Some(mid)
-                    })
-                    .map(|m| (m, p.body))
+                    p.middle
+                        .or_else(|| {
+                            let next = self.buffer[slot_of(offset + 1)]
+                                .filter(|n| n.tick == tick.wrapping_add(1))?;
+                            let mut mid = p.pose;
+                            for (m, &v1) in mid.as_mut_slice().iter_mut().zip(next.pose.as_slice())
+                            {
+                                *m = sony::interpolate(*m, v1, 1, sony::in_between_frames(0));
+                            }
+                            Some(mid)
+                        })
+                        .map(|m| (m, p.body))
                 }
                 _ => None,
             }

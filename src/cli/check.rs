@@ -12,8 +12,8 @@ use std::path::PathBuf;
 /// Report every keyframe value outside a joint's limits and every segment faster than
 /// the joint can move; with --balance, also every stretch where the robot would not
 /// stay on its feet, and whether it falls in the simulation (as `simulate` says). Exit
-/// status 1 when anything is reported (for balance: a span longer than 100 ms, or a
-/// fall), 0 when clean, 2 when the motion has columns the profile does not know (a
+/// status 1 when anything is reported (for balance: a span longer than 100 ms or tipping
+/// in the last pose, which the robot holds, or a fall), 0 when clean, 2 when the motion has columns the profile does not know (a
 /// motion for another robot), unless --partial.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  aibo-motion check dance.mtn\n  \
@@ -184,6 +184,7 @@ pub fn balance_json(b: &aibo_motion::stability::statics::Report) -> serde_json::
             "worst_margin_mm": rounded(s.worst_margin_mm),
             "direction": s.direction,
             "dynamic": s.dynamic,
+            "held": s.held,
             "fault": s.fault(),
             "resting_on": s.resting_on,
         })).collect::<Vec<_>>(),
@@ -222,6 +223,7 @@ fn rounded(mm: f64) -> Option<f64> {
 pub fn describe_span(s: &aibo_motion::stability::statics::Span) -> String {
     use aibo_motion::stability::statics::Verdict;
     let kind = match s.verdict {
+        Verdict::Unstable if s.held => "unstable to the end, where the robot holds the pose",
         Verdict::Unstable if s.dynamic => "dynamic (two paws down, as a trot or pace)",
         Verdict::Unstable if s.fault() => "unstable",
         Verdict::Unstable => "briefly unstable",

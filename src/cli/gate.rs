@@ -1,6 +1,6 @@
 //! The gate before a robot: `play`, `upload` and `stick add` run the static test and
-//! the simulation, and refuse a motion that tips for longer than [`SPAN_FAULT_MS`] or
-//! falls in the simulation, naming when, unless `--force`. A twenty-year-old robot has
+//! the simulation, and refuse a motion that tips for longer than [`SPAN_FAULT_MS`] (or
+//! in its last pose, which the robot holds) or falls in the simulation, naming when, unless `--force`. A twenty-year-old robot has
 //! no spare parts; the tests cost about a second a minute of motion.
 
 use std::path::Path;
@@ -35,8 +35,9 @@ pub fn refuse_if_it_tips(
             profile.model
         ),
     };
-    let faults: Vec<String> = report
-        .faults()
+    let (held, faults): (Vec<_>, Vec<_>) = report.faults().partition(|s| s.held);
+    let faults: Vec<String> = faults
+        .into_iter()
         .map(|s| {
             let way = match s.direction {
                 Some(d) => format!(", tipping {}", d.words()),
@@ -55,6 +56,12 @@ pub fn refuse_if_it_tips(
         let when = super::check::abridged(&faults, "; ");
         found.push(format!(
             "would tip over for longer than {SPAN_FAULT_MS} ms: {when}"
+        ));
+    }
+    if let Some(s) = held.first() {
+        found.push(format!(
+            "would tip over in its last pose, which it holds, from {:.2} s",
+            s.start_ms as f64 / 1000.0
         ));
     }
     if simulation.fall.is_some() {

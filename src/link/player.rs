@@ -238,13 +238,7 @@ pub struct Progress {
 /// pose at 8 ms frame 2k and, when there is one, at 2k + 1; with `body` (a bridge of
 /// protocol 2 or later), the body's roll and pitch the file gives frame 2k. Frames are
 /// computed one by one, never the whole motion at once.
-fn stream_frame(
-    motion: &Motion,
-    pass: u64,
-    loops: u64,
-    k: u64,
-    body: bool,
-) -> Option<StreamFrame> {
+fn stream_frame(motion: &Motion, pass: u64, loops: u64, k: u64, body: bool) -> Option<StreamFrame> {
     let total = pass.checked_mul(loops)?;
     let frame_at = |i: u64| (i < total).then(|| mtn::dense_frame_at(motion, i % pass))?;
     let first = frame_at(2 * k)?;

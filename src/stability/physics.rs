@@ -65,6 +65,11 @@ const STAY_GAP_MS: u64 = 40;
 /// How long the robot stands in the first frame's pose before the motion starts, s.
 pub const SETTLE_S: f64 = 0.5;
 
+/// How long the robot is watched holding the last frame's pose after the motion, ms: a
+/// robot holds it (Sony's player and the bridge both do), so a motion that ends on its
+/// way over falls all the same.
+pub const HOLD_AFTER_MS: u64 = 500;
+
 /// A paw's stay down in the simulation: how far its rubber has slid (mm, x and y), and
 /// how far and how long (ms) it has moved since it last felt the floor.
 #[derive(Debug, Clone, Copy, Default)]
@@ -100,6 +105,31 @@ pub struct Fall {
     /// What it went over onto: `head`, `chest`, `flank`, `elbow or knee`, `rump`,
     /// `belly`, or `body` (tipped past 45°).
     pub onto: String,
+}
+
+impl Fall {
+    /// The fall [`FallWatch`] found (`fallen`, since `since` ms), the body turned by
+    /// `rotation` where the motion meant it upright along `meant_up`.
+    fn of(rotation: DQuat, meant_up: DVec3, since: u64, fallen: Fallen) -> Fall {
+        // Which way, in the body's own heading: toward what struck, or the lean.
+        let up = rotation * DVec3::Z;
+        let heading = rotation * DVec3::X;
+        let unyaw = DQuat::from_axis_angle(DVec3::Z, -heading.y.atan2(heading.x));
+        let lean = (unyaw * (up - meant_up)).truncate();
+        let direction = match fallen.onto {
+            Some(body::Part::Head) | Some(body::Part::Body(HullPart::Chest)) => {
+                Some(Direction::Forward)
+            }
+            _ => (lean.length() > 1e-6).then(|| Direction::of(lean)),
+        };
+        Fall {
+            at_ms: since,
+            tilt_deg: fallen.tilt_deg,
+            direction,
+            head_struck: fallen.onto == Some(body::Part::Head),
+            onto: fallen.onto_word().to_string(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -901,23 +931,7 @@ fn run(
         let tilt = up.angle_between(meant_up).to_degrees();
         if fall.is_none() {
             if let Some((since, fallen)) = watch.observe(t_ms, robot.fall(&meant)) {
-                // Which way, in the body's own heading: toward what struck, or the lean.
-                let heading = rotation * DVec3::X;
-                let unyaw = DQuat::from_axis_angle(DVec3::Z, -heading.y.atan2(heading.x));
-                let lean = (unyaw * (up - meant_up)).truncate();
-                let direction = match fallen.onto {
-                    Some(body::Part::Head) | Some(body::Part::Body(HullPart::Chest)) => {
-                        Some(Direction::Forward)
-                    }
-                    _ => (lean.length() > 1e-6).then(|| Direction::of(lean)),
-                };
-                fall = Some(Fall {
-                    at_ms: since,
-                    tilt_deg: fallen.tilt_deg,
-                    direction,
-                    head_struck: fallen.onto == Some(body::Part::Head),
-                    onto: fallen.onto_word().to_string(),
-                });
+                fall = Some(Fall::of(rotation, meant_up, since, fallen));
                 // Half a second more shows where it ends up.
                 end = (k + (500 / DENSE_FRAME_MS) as usize).min(frames);
             }
@@ -963,6 +977,39 @@ fn run(
         }
         if k + 1 >= end {
             break;
+        }
+    }
+    // The last pose held, watched for a fall only (the path and the slips are the motion's).
+    if let (None, Some(f), Some(stance)) = (
+        &fall,
+        mtn::dense_frame_at(motion, frames.saturating_sub(1) as u64),
+        stances.last(),
+    ) {
+        let angles = columns.angles(profile, &f);
+        let carried = attitude_of(&f);
+        let meant = Meant {
+            attitude: stance.meant * carried,
+            carried,
+            posture: stance.posture,
+        };
+        for k in frames..frames + (HOLD_AFTER_MS / DENSE_FRAME_MS) as usize {
+            robot.step(&angles);
+            if !robot.is_finite() {
+                return Err(BalanceError::Diverged {
+                    t_ms: k as u64 * DENSE_FRAME_MS,
+                });
+            }
+            if let Some((since, fallen)) =
+                watch.observe(k as u64 * DENSE_FRAME_MS, robot.fall(&meant))
+            {
+                fall = Some(Fall::of(
+                    robot.attitude(),
+                    meant.attitude * DVec3::Z,
+                    since,
+                    fallen,
+                ));
+                break;
+            }
         }
     }
     // What the joint angles alone demand, beside a paw that slipped (a second pass over

@@ -436,6 +436,9 @@ pub struct Span {
     pub dynamic: bool,
     /// What it would rest on at the worst frame.
     pub resting_on: Vec<String>,
+    /// It runs to the motion's end, tipping in the last frame, whose pose the robot then
+    /// holds (Sony's player and the bridge both do): it tips however short it looks.
+    pub held: bool,
 }
 
 impl Span {
@@ -444,9 +447,10 @@ impl Span {
     }
 
     /// A span that fails the check: it tips, not as a walk does, for longer than
-    /// [`SPAN_FAULT_MS`].
+    /// [`SPAN_FAULT_MS`], or in the last pose, which the robot holds.
     pub fn fault(&self) -> bool {
-        self.verdict == Verdict::Unstable && !self.dynamic && self.duration_ms() > SPAN_FAULT_MS
+        self.verdict == Verdict::Unstable
+            && (self.held || !self.dynamic && self.duration_ms() > SPAN_FAULT_MS)
     }
 }
 
@@ -482,8 +486,13 @@ impl Report {
         let mut parts = Vec::new();
         if tipping > 0 {
             parts.push(format!(
-                "{tipping} unstable span{} ({faults} longer than {SPAN_FAULT_MS} ms)",
-                plural(tipping)
+                "{tipping} unstable span{} ({faults} longer than {SPAN_FAULT_MS} ms{})",
+                plural(tipping),
+                if self.spans.iter().any(|s| s.held) {
+                    " or held at the end"
+                } else {
+                    ""
+                }
             ));
         }
         if dynamic > 0 {
@@ -597,6 +606,7 @@ pub fn report(all: &[Stance], profile: &Profile, required_mm: f64) -> Report {
             direction: all[worst].direction,
             dynamic: !tipping.is_empty() && tipping.iter().all(|&i| all[i].dynamic),
             resting_on: all[worst].resting_on.clone(),
+            held: end == all.len() && verdicts[end - 1] == Verdict::Unstable,
         });
         first = end;
     }

@@ -252,8 +252,11 @@ pub fn played_on_the_physics_server_from(file: &Path, model: &str, posture: &str
         "--force",
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
-    // Let the physics catch up with the last frames, then stop the server.
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // Let the physics catch up with the last frames and hold the last pose as long as
+    // `simulate` watches it, then stop the server.
+    std::thread::sleep(std::time::Duration::from_millis(
+        aibo_motion::stability::physics::HOLD_AFTER_MS + 300,
+    ));
     server.kill().unwrap();
     let out = server.wait_with_output().unwrap();
     String::from_utf8_lossy(&out.stderr).into_owned()
