@@ -735,6 +735,39 @@ fn the_joint_server_with_physics_says_when_a_streamed_motion_falls() {
 }
 
 #[test]
+fn any_body_attitude_a_stream_may_carry_is_judged_without_panic() {
+    // A stream's roll and pitch are whatever a host sends (i32 µrad): the joint server
+    // reads a meaning from each and judges the body against it.
+    use aibo_motion::stability::physics::{Robot, SERVO_TORQUE_NM};
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let stand = profile.postures["stand"].joints.clone();
+    let carried =
+        glam::DQuat::from_axis_angle(glam::DVec3::NEG_Y, profile.postures["stand"].body_pitch);
+    let mut robot = Robot::new(&profile, &stand, carried, SERVO_TORQUE_NM).unwrap();
+    robot.hold(0.2);
+    let extreme = f64::from(i32::MAX) * 1e-6;
+    for body in [
+        [0.0, profile.postures["stand"].body_pitch],
+        [extreme, -extreme],
+        [-extreme, extreme],
+        [std::f64::consts::PI, 0.0],
+    ] {
+        let meant = robot.meant(&stand, Some(body));
+        assert_eq!(meant.len(), 1, "the stream's attitude is the one meaning");
+        assert!(meant[0].attitude.is_finite(), "{body:?}");
+        let _ = robot.fall(&meant[0]);
+    }
+    // Standing as the stand means it, it has not fallen; turned upside down by what the
+    // stream says it should be, it has.
+    let level = robot.meant(&stand, Some([0.0, profile.postures["stand"].body_pitch]));
+    assert_eq!(robot.fall(&level[0]), None);
+    let upside_down = robot.meant(&stand, Some([std::f64::consts::PI, 0.0]));
+    assert!(robot.fall(&upside_down[0]).is_some());
+    // Without an attitude, the pose's own two readings.
+    assert_eq!(robot.meant(&stand, None).len(), 2);
+}
+
+#[test]
 fn a_motion_that_ends_tipping_falls_in_every_judge_though_the_tip_is_brief() {
     // Both front legs raised at the pace of `lift` (within the joints' speed), the
     // motion ending as soon as the pose tips. The tip is shorter than a fall takes, but
