@@ -341,12 +341,7 @@ fn sonys_own_motions_never_tip_and_stand_inside_their_paws() {
         }
         let out = common::run(&["check", "--balance", "--json", path.to_str().unwrap()]);
         let json: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
-        let faults = json["balance"]["spans"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|s| s["fault"] == true)
-            .count();
+        let faults = common::fault_spans(&json).len();
         assert_eq!(
             faults,
             0,
@@ -852,12 +847,7 @@ fn a_sit_that_leaves_the_body_attitude_out_ends_tipping_in_every_judge() {
     let out = common::run(&["check", "--balance", "--json", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     let json: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
-    let faults: Vec<&serde_json::Value> = json["balance"]["spans"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["fault"] == true)
-        .collect();
+    let faults = common::fault_spans(&json);
     assert_eq!(faults.len(), 1, "{json}");
     assert_eq!(faults[0]["held"], true);
     assert_eq!(faults[0]["direction"], "back");
@@ -976,12 +966,7 @@ fn build_says_one_balance_line_and_the_spans_check_balance_lists() {
     ]);
     let stdout = common::stdout(&text);
     let spans = stdout.matches("unstable, worst margin").count();
-    let faults = checked["balance"]["spans"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["fault"] == true)
-        .count();
+    let faults = common::fault_spans(&checked).len();
     assert_eq!(spans, faults, "{stdout}");
 }
 

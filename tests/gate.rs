@@ -22,12 +22,7 @@ fn assert_refused_naming_the_tip(out: &std::process::Output, file: &Path) {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     let check = common::run(&["check", "--balance", "--json", file.to_str().unwrap()]);
     let json: serde_json::Value = serde_json::from_str(&common::stdout(&check)).unwrap();
-    let faults: Vec<&serde_json::Value> = json["balance"]["spans"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|s| s["fault"] == true)
-        .collect();
+    let faults = common::fault_spans(&json);
     assert!(!faults.is_empty(), "the example without the stage tips");
     let start = faults[0]["start_ms"].as_f64().unwrap() / 1000.0;
     assert!(

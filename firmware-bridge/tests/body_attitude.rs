@@ -2,18 +2,12 @@
 //! with the poses they came with (both ticks of the frame), stay while the last pose is
 //! held, and are gone once anything else moves the servos.
 
+mod common;
+
+use common::encode;
 use firmware_bridge::bridge::OutputKind;
 use firmware_bridge::message::{Angles, Message, StreamFrame};
-use firmware_bridge::wire::{self, MAX_ENCODED};
 use firmware_bridge::{Bridge, Config, Model, PROTOCOL_VERSION};
-
-fn encode(seq: u16, m: &Message<'_>) -> Vec<u8> {
-    let mut payload = [0u8; wire::MAX_PAYLOAD];
-    let n = m.encode(&mut payload);
-    let mut out = [0u8; MAX_ENCODED];
-    let len = wire::encode_frame(seq, m.id(), &payload[..n], None, &mut out).unwrap();
-    out[..len].to_vec()
-}
 
 #[test]
 fn a_frames_body_attitude_comes_out_with_its_poses_and_goes_when_the_ramp_moves_them() {

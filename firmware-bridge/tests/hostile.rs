@@ -1,6 +1,9 @@
 //! Whatever bytes arrive, the bridge core neither panics nor grows, and nothing it
 //! applies leaves the model's limits.
 
+mod common;
+
+use common::encode;
 use firmware_bridge::bridge::{LIMIT_SLACK_URAD, STEP_SLACK_URAD};
 use firmware_bridge::message::{ack, Angles, Message};
 use firmware_bridge::wire::{self, Decoder, MAX_ENCODED};
@@ -14,14 +17,6 @@ fn ers7() -> &'static Model {
 fn bridge() -> Bridge {
     let m = ers7();
     Bridge::new(m, Config::default(), m.posture("stand").unwrap().angles)
-}
-
-fn encode(seq: u16, m: &Message<'_>) -> Vec<u8> {
-    let mut payload = [0u8; wire::MAX_PAYLOAD];
-    let n = m.encode(&mut payload);
-    let mut out = [0u8; MAX_ENCODED];
-    let len = wire::encode_frame(seq, m.id(), &payload[..n], None, &mut out).unwrap();
-    out[..len].to_vec()
 }
 
 /// Feeds `bytes` in `chunk`-sized pieces with a tick after each, checking every output.

@@ -13,8 +13,8 @@ use std::path::PathBuf;
 /// the joint can move; with --balance, also every stretch where the robot would not
 /// stay on its feet, and whether it falls in the simulation (as `simulate` says). Exit
 /// status 1 when anything is reported (for balance: a span longer than 100 ms or tipping
-/// in the last pose, which the robot holds, or a fall), 0 when clean, 2 when the motion has columns the profile does not know (a
-/// motion for another robot), unless --partial.
+/// in the last pose, which the robot holds, or a fall), 0 when clean, 2 when the motion
+/// has columns the profile does not know (a motion for another robot), unless --partial.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  aibo-motion check dance.mtn\n  \
                         aibo-motion check dance.mtn --profile ERS-7 --json\n  \

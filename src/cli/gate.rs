@@ -1,7 +1,8 @@
 //! The gate before a robot: `play`, `upload` and `stick add` run the static test and
 //! the simulation, and refuse a motion that tips for longer than [`SPAN_FAULT_MS`] (or
-//! in its last pose, which the robot holds) or falls in the simulation, naming when, unless `--force`. A twenty-year-old robot has
-//! no spare parts; the tests cost about a second a minute of motion.
+//! in its last pose, which the robot holds) or falls in the simulation, naming when,
+//! unless `--force`. A twenty-year-old robot has no spare parts; the tests cost about a
+//! second a minute of motion.
 
 use std::path::Path;
 

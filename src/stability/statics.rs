@@ -479,8 +479,8 @@ impl Report {
     pub fn summary(&self) -> String {
         let count = |f: &dyn Fn(&Span) -> bool| self.spans.iter().filter(|s| f(s)).count();
         let faults = count(&|s| s.fault());
-        let tipping = count(&|s| s.verdict == Verdict::Unstable && !s.dynamic);
-        let dynamic = count(&|s| s.verdict == Verdict::Unstable && s.dynamic);
+        let tipping = count(&|s| s.verdict == Verdict::Unstable && (!s.dynamic || s.held));
+        let dynamic = count(&|s| s.verdict == Verdict::Unstable && s.dynamic && !s.held);
         let marginal = count(&|s| s.verdict == Verdict::Marginal);
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         let mut parts = Vec::new();
