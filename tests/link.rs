@@ -45,13 +45,15 @@ fn play_and_compare(transport: Transport, mode: Mode, loops: u16) {
     assert_eq!(report.ending, Ending::Completed);
     let bodies = server.bodies.clone();
     let (bridge, _, rows) = server.stop();
-    // A stream carries the file's body roll and pitch with each 16 ms frame's poses
-    // (both ticks take the first's); a stored motion has none.
+    // The bridge says the file's body roll and pitch with each pose: a stream carries
+    // them with each 16 ms frame's poses (both ticks take the first's); an uploaded
+    // motion with its keyframes, played by Sony's rule as the poses are.
     let frames: Vec<_> = mtn::dense_frames(&motion).collect();
     let want_bodies: Vec<Option<[i32; 2]>> = (0..frames.len() * usize::from(loops))
         .map(|i| {
-            let body = frames[(i - i % 2) % frames.len()].body;
-            (mode == Mode::Stream).then_some([body[0], body[1]])
+            let of = if mode == Mode::Stream { i - i % 2 } else { i };
+            let body = frames[of % frames.len()].body;
+            Some([body[0], body[1]])
         })
         .collect();
     assert_eq!(*bodies.lock().unwrap(), want_bodies);

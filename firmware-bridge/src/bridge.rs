@@ -416,8 +416,9 @@ impl Bridge {
                 index,
                 frames_before,
                 angles,
+                body,
             } => {
-                self.accept_keyframe(index, frames_before, &angles);
+                self.accept_keyframe(index, frames_before, &angles, body);
                 return;
             }
             Message::StreamStart { first_tick, .. } => {
@@ -520,7 +521,9 @@ impl Bridge {
     pub fn tick(&mut self, reply: &mut dyn FnMut(&[u8])) -> Output<'_> {
         let t = self.now;
         self.now += 1;
-        let streamed = matches!(self.mode, Mode::Streaming(_));
+        // A stream or a stored motion says its own attitude; anything else that moves
+        // the servos means none.
+        let says_body = matches!(self.mode, Mode::Streaming(_) | Mode::Playing(_));
         let kind = match self.mode {
             Mode::Relaxed => OutputKind::Relaxed,
             Mode::Holding => OutputKind::Held,
@@ -538,7 +541,7 @@ impl Bridge {
             self.reported = self.state();
             self.send_status(reply);
         }
-        if !matches!(kind, OutputKind::Held) && !streamed {
+        if !matches!(kind, OutputKind::Held) && !says_body {
             self.body = None;
         }
         Output {
@@ -617,23 +620,30 @@ impl Bridge {
         let Mode::Playing(p) = &mut self.mode else {
             return OutputKind::Held;
         };
-        let width = 1 + self.applied.len();
-        let Some(rows) = self.store.get(p.slot).map(|m| &m.rows) else {
+        let joints = self.applied.len();
+        let Some((rows, says_body)) = self.store.get(p.slot).map(|m| (&m.rows, m.body)) else {
             self.mode = Mode::Holding;
             return OutputKind::Held;
         };
+        let width = 1 + joints + if says_body { 2 } else { 0 };
         let row = |k: usize| rows.get(k * width..(k + 1) * width);
+        // A row's attitude, where the motion says it.
+        let body_of = |r: &[i32]| says_body.then(|| [r[1 + joints], r[2 + joints]]);
         let mut target = self.applied;
         match (row(p.segment), row(p.segment + 1)) {
             (Some(from), Some(to)) => {
                 let n8 = sony::in_between_frames(to[0].clamp(0, i32::from(u16::MAX)) as u32);
+                let at = |v0: i32, v1: i32| sony::interpolate(v0, v1, p.step, n8);
                 for (v, (&v0, &v1)) in target
                     .as_mut_slice()
                     .iter_mut()
                     .zip(from[1..].iter().zip(&to[1..]))
                 {
-                    *v = sony::interpolate(v0, v1, p.step, n8);
+                    *v = at(v0, v1);
                 }
+                self.body = body_of(from)
+                    .zip(body_of(to))
+                    .map(|([r0, p0], [r1, p1])| [at(r0, r1), at(p0, p1)]);
                 if p.step >= n8 {
                     p.segment += 1;
                     p.step = 0;
@@ -642,7 +652,8 @@ impl Bridge {
                 }
             }
             (Some(last), None) => {
-                target.as_mut_slice().copy_from_slice(&last[1..]);
+                target.as_mut_slice().copy_from_slice(&last[1..1 + joints]);
+                self.body = body_of(last);
                 if p.loops_left > 1 {
                     p.loops_left -= 1;
                     p.segment = 0;
@@ -732,8 +743,14 @@ impl Bridge {
             .begin(name, keyframes, usize::from(joints), robot_joints, most)
     }
 
-    fn accept_keyframe(&mut self, index: u16, frames_before: u16, angles: &Angles) {
-        if !self.store.accept(index, frames_before, angles) {
+    fn accept_keyframe(
+        &mut self,
+        index: u16,
+        frames_before: u16,
+        angles: &Angles,
+        body: Option<[i32; 2]>,
+    ) {
+        if !self.store.accept(index, frames_before, angles, body) {
             self.counters.dropped = self.counters.dropped.wrapping_add(1);
         }
     }

@@ -18,6 +18,8 @@ pub mod id {
     pub const UPLOAD_KEYFRAME: u8 = 0x21;
     pub const UPLOAD_END: u8 = 0x22;
     pub const PLAY: u8 = 0x23;
+    /// An upload keyframe with the body's roll and pitch (protocol 2).
+    pub const UPLOAD_KEYFRAME_BODY: u8 = 0x24;
     pub const STATUS_REQUEST: u8 = 0x30;
     pub const LIST: u8 = 0x31;
     pub const IDENTITY: u8 = 0x81;
@@ -297,10 +299,13 @@ pub enum Message<'a> {
         keyframes: u16,
         joints: u8,
     },
+    /// Sent as `UPLOAD_KEYFRAME_BODY` where it says the body's roll and pitch (µrad),
+    /// as [`StreamFrame::body`].
     UploadKeyframe {
         index: u16,
         frames_before: u16,
         angles: Angles,
+        body: Option<[i32; 2]>,
     },
     UploadEnd {
         keyframes: u16,
@@ -459,7 +464,8 @@ impl<'a> Message<'a> {
             Message::Stop => id::STOP,
             Message::Hold => id::HOLD,
             Message::UploadBegin { .. } => id::UPLOAD_BEGIN,
-            Message::UploadKeyframe { .. } => id::UPLOAD_KEYFRAME,
+            Message::UploadKeyframe { body: None, .. } => id::UPLOAD_KEYFRAME,
+            Message::UploadKeyframe { body: Some(_), .. } => id::UPLOAD_KEYFRAME_BODY,
             Message::UploadEnd { .. } => id::UPLOAD_END,
             Message::Play { .. } => id::PLAY,
             Message::StatusRequest => id::STATUS_REQUEST,
@@ -505,9 +511,14 @@ impl<'a> Message<'a> {
                 index,
                 frames_before,
                 angles,
+                body,
             } => {
                 w.u16(*index);
                 w.u16(*frames_before);
+                if let Some([roll, pitch]) = body {
+                    w.i32(*roll);
+                    w.i32(*pitch);
+                }
                 w.angles(angles);
             }
             Message::UploadEnd { keyframes } => w.u16(*keyframes),
@@ -611,7 +622,18 @@ impl<'a> Message<'a> {
                 index: r.u16()?,
                 frames_before: r.u16()?,
                 angles: r.angles()?,
+                body: None,
             },
+            id::UPLOAD_KEYFRAME_BODY => {
+                let (index, frames_before) = (r.u16()?, r.u16()?);
+                let body = Some([r.i32()?, r.i32()?]);
+                Message::UploadKeyframe {
+                    index,
+                    frames_before,
+                    angles: r.angles()?,
+                    body,
+                }
+            }
             id::UPLOAD_END => Message::UploadEnd {
                 keyframes: r.u16()?,
             },
@@ -811,11 +833,14 @@ mod tests {
             keyframes: 300,
             joints: 20,
         });
-        round_trip(Message::UploadKeyframe {
-            index: 3,
-            frames_before: 150,
-            angles: pose,
-        });
+        for body in [None, Some([-87_266, 523_599])] {
+            round_trip(Message::UploadKeyframe {
+                index: 3,
+                frames_before: 150,
+                angles: pose,
+                body,
+            });
+        }
         round_trip(Message::Play {
             name: b"dance",
             loops: 2,

@@ -6,12 +6,16 @@ use alloc::vec::Vec;
 
 use crate::message::{ack, Angles, MAX_NAME};
 
-/// A motion kept on the bridge: keyframes as (frames before, angles…) rows.
+/// A motion kept on the bridge: keyframes as (frames before, angles…, [roll, pitch])
+/// rows.
 #[derive(Debug, Clone)]
 pub(crate) struct StoredMotion {
     pub(crate) name: Vec<u8>,
-    /// Row-major: `1 + joints` values per keyframe, the first being frames-before.
+    /// Row-major: `1 + joints` values per keyframe, the first being frames-before, and
+    /// where `body`, the body's roll and pitch after the angles.
     pub(crate) rows: Vec<i32>,
+    /// Its keyframes said the body's roll and pitch (protocol 2).
+    pub(crate) body: bool,
     /// Upload order, to replace the oldest when the store is full.
     uploaded: u32,
 }
@@ -23,6 +27,8 @@ struct Upload {
     joints: usize,
     rows: Vec<i32>,
     received: u16,
+    /// Whether its keyframes say the body's roll and pitch: the first says for all.
+    body: Option<bool>,
     /// A keyframe came out of order: the upload cannot complete.
     broken: bool,
 }
@@ -58,7 +64,7 @@ impl Store {
         }
         let mut rows = Vec::new();
         if rows
-            .try_reserve_exact(usize::from(keyframes) * (1 + joints))
+            .try_reserve_exact(usize::from(keyframes) * (1 + joints + 2))
             .is_err()
         {
             return ack::TOO_LARGE;
@@ -69,26 +75,43 @@ impl Store {
             joints,
             rows,
             received: 0,
+            body: None,
             broken: false,
         });
         ack::OK
     }
 
-    /// Takes keyframe `index` of the upload under way; `false` when there is none (the
-    /// keyframe is dropped). A repeat is ignored; a gap or a wrong size breaks the upload.
-    pub(crate) fn accept(&mut self, index: u16, frames_before: u16, angles: &Angles) -> bool {
+    /// Takes keyframe `index` of the upload under way, with the body's roll and pitch
+    /// where it says them; `false` when there is none (the keyframe is dropped). A repeat
+    /// is ignored; a gap, a wrong size, or a keyframe that says the body where the first
+    /// did not (or the other way round) breaks the upload.
+    pub(crate) fn accept(
+        &mut self,
+        index: u16,
+        frames_before: u16,
+        angles: &Angles,
+        body: Option<[i32; 2]>,
+    ) -> bool {
         let Some(up) = &mut self.upload else {
             return false;
         };
         if index < up.received {
             return true; // a repeat
         }
-        if index != up.received || index >= up.expected || angles.len() != up.joints {
+        let says_body = *up.body.get_or_insert(body.is_some());
+        if index != up.received
+            || index >= up.expected
+            || angles.len() != up.joints
+            || says_body != body.is_some()
+        {
             up.broken = true;
             return true;
         }
         up.rows.push(i32::from(frames_before));
         up.rows.extend_from_slice(angles.as_slice());
+        if let Some(body) = body {
+            up.rows.extend_from_slice(&body);
+        }
         up.received += 1;
         true
     }
@@ -112,6 +135,7 @@ impl Store {
         let motion = StoredMotion {
             name: up.name,
             rows: up.rows,
+            body: up.body == Some(true),
             uploaded: self.uploads,
         };
         if let Some(slot) = self.find(&motion.name) {

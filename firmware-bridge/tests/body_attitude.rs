@@ -4,9 +4,9 @@
 
 mod common;
 
-use common::encode;
+use common::{acks, encode};
 use firmware_bridge::bridge::OutputKind;
-use firmware_bridge::message::{Angles, Message, StreamFrame};
+use firmware_bridge::message::{ack, id, Angles, Message, StreamFrame};
 use firmware_bridge::{Bridge, Config, Model, PROTOCOL_VERSION};
 
 #[test]
@@ -79,4 +79,76 @@ fn a_frames_body_attitude_comes_out_with_its_poses_and_goes_when_the_ramp_moves_
     }
     assert!(!ramped.is_empty(), "the watchdog ramps to rest");
     assert!(ramped.iter().all(Option::is_none));
+}
+
+/// Sends a message to the bridge; the acknowledgements it answered.
+type Send<'a> = dyn FnMut(&mut Bridge, &Message<'_>) -> Vec<(u8, u8)> + 'a;
+
+#[test]
+fn an_uploaded_motion_says_its_keyframes_attitude_by_sonys_rule_and_a_mixed_one_is_refused() {
+    let model = Model::find("ERS-7").unwrap();
+    let stand = Angles::from_slice(model.posture("stand").unwrap().angles).unwrap();
+    let mut bridge = Bridge::new(model, Config::default(), stand.as_slice());
+    let mut seq = 0;
+    let mut send = |bridge: &mut Bridge, m: &Message<'_>| {
+        seq += 1;
+        let mut replies = Vec::new();
+        bridge.receive(&encode(seq, m), &mut |r| replies.extend_from_slice(r));
+        acks(&replies)
+    };
+    let upload = |bridge: &mut Bridge, send: &mut Send, bodies: [Option<[i32; 2]>; 2]| {
+        send(
+            bridge,
+            &Message::UploadBegin {
+                name: b"lean",
+                keyframes: 2,
+                joints: stand.len() as u8,
+            },
+        );
+        for (i, body) in bodies.into_iter().enumerate() {
+            send(
+                bridge,
+                &Message::UploadKeyframe {
+                    index: i as u16,
+                    frames_before: if i == 0 { 0 } else { 3 },
+                    angles: stand,
+                    body,
+                },
+            );
+        }
+        send(bridge, &Message::UploadEnd { keyframes: 2 })
+    };
+    // One keyframe says the body, the other not: the upload cannot complete.
+    let answer = upload(&mut bridge, &mut send, [Some([0, 0]), None]);
+    assert_eq!(answer, vec![(id::UPLOAD_END, ack::INCOMPLETE)]);
+    // Both say it: played by Sony's rule, 2n + 1 in-between frames, then the last.
+    let answer = upload(
+        &mut bridge,
+        &mut send,
+        [Some([0, 100_000]), Some([-80_000, 180_000])],
+    );
+    assert_eq!(answer, vec![(id::UPLOAD_END, ack::OK)]);
+    send(
+        &mut bridge,
+        &Message::Play {
+            name: b"lean",
+            loops: 1,
+        },
+    );
+    let mut played = Vec::new();
+    for _ in 0..40 {
+        let out = bridge.tick(&mut |_| {});
+        if out.kind == OutputKind::Played {
+            played.push(out.body.unwrap());
+        }
+    }
+    let n8 = firmware_bridge::sony::in_between_frames(3);
+    let want: Vec<[i32; 2]> = (0..=n8)
+        .map(|k| {
+            let at = |v0, v1| firmware_bridge::sony::interpolate(v0, v1, k, n8);
+            [at(0, -80_000), at(100_000, 180_000)]
+        })
+        .chain([[-80_000, 180_000]])
+        .collect();
+    assert_eq!(played, want);
 }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::encode;
+use common::{acks, encode};
 use firmware_bridge::bridge::{LIMIT_SLACK_URAD, STEP_SLACK_URAD};
 use firmware_bridge::message::{ack, Angles, Message};
 use firmware_bridge::wire::{self, Decoder, MAX_ENCODED};
@@ -76,6 +76,7 @@ fn frames_strategy() -> impl Strategy<Value = Vec<u8>> {
                     index: n % 8,
                     frames_before: n % 300,
                     angles,
+                    body: (n % 3 == 0).then_some([i32::from(n), -i32::from(n)]),
                 },
                 6 => Message::UploadEnd { keyframes: n % 8 },
                 _ => Message::Play {
@@ -156,12 +157,7 @@ fn uploads_are_bounded_in_size_and_number() {
     let stand = Angles::from_slice(m.posture("stand").unwrap().angles).unwrap();
     let mut codes = Vec::new();
     let decode_acks = |bytes: &[u8], codes: &mut Vec<u8>| {
-        Decoder::new().feed(bytes, |raw| {
-            let f = wire::parse_frame(raw.unwrap()).unwrap();
-            if let Ok(Message::Ack { code, .. }) = Message::decode(f.msg, f.payload) {
-                codes.push(code);
-            }
-        });
+        codes.extend(acks(bytes).into_iter().map(|(_, code)| code));
     };
     let mut seq = 0;
     let mut send = |b: &mut Bridge, msg: &Message<'_>| {
@@ -198,6 +194,7 @@ fn uploads_are_bounded_in_size_and_number() {
                     index: i,
                     frames_before: 3,
                     angles: stand,
+                    body: None,
                 },
             );
         }
@@ -220,6 +217,7 @@ fn uploads_are_bounded_in_size_and_number() {
             index: 1,
             frames_before: 3,
             angles: stand,
+            body: None,
         },
     );
     let r = send(&mut b, &Message::UploadEnd { keyframes: 2 });

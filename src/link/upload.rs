@@ -41,7 +41,8 @@ fn transfer_time(endpoint: &Endpoint, bytes: usize) -> Duration {
     Duration::from_secs_f64(bytes as f64 / bytes_per_s)
 }
 
-/// Sends the motion's keyframes; retries a few times when some go missing.
+/// Sends the motion's keyframes, with the body's roll and pitch to a bridge of protocol 2
+/// or later; retries a few times when some go missing.
 pub(super) async fn upload_motion(
     client: &mut Client,
     motion: &Motion,
@@ -86,6 +87,7 @@ pub(super) async fn upload_motion(
                 index: i as u16,
                 frames_before,
                 angles,
+                body: (info.protocol >= 2).then_some([kf.roll, kf.pitch]),
             });
             queued += bytes.len();
             client.send_bytes(bytes)?;

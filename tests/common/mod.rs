@@ -236,11 +236,17 @@ pub fn fault_spans(checked: &serde_json::Value) -> Vec<&serde_json::Value> {
 }
 
 pub fn played_on_the_physics_server(file: &Path, model: &str) -> String {
-    played_on_the_physics_server_from(file, model, "stand")
+    played_on_the_physics_server_from(file, model, "stand", "stream")
 }
 
-/// As [`played_on_the_physics_server`], the robot standing in `posture` before it.
-pub fn played_on_the_physics_server_from(file: &Path, model: &str, posture: &str) -> String {
+/// As [`played_on_the_physics_server`], the robot standing in `posture` before it, the
+/// motion played in `mode` (`stream` or `upload`).
+pub fn played_on_the_physics_server_from(
+    file: &Path,
+    model: &str,
+    posture: &str,
+    mode: &str,
+) -> String {
     use std::io::{BufRead, BufReader};
     let mut server = Command::new(env!("CARGO_BIN_EXE_aibo-joint-server"))
         .args(["--tcp", "127.0.0.1:0", "--profile", model, "--physics"])
@@ -259,6 +265,8 @@ pub fn played_on_the_physics_server_from(file: &Path, model: &str, posture: &str
         "--tcp",
         address.trim(),
         "--force",
+        "--mode",
+        mode,
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     // Let the physics catch up with the last frames and hold the last pose as long as

@@ -212,6 +212,7 @@ fn upload_play_stop(s: &mut Script, model_name: &str, random: &mut Random) {
             index,
             frames_before: if index == 0 { 0 } else { 10 },
             angles: pose(m, random, 150_000),
+            body: None,
         });
     }
     s.send(&Message::UploadEnd { keyframes: 3 })
@@ -325,6 +326,8 @@ fn upload_part(s: &mut Script, m: &Model, random: &mut Random) {
         keyframes,
         joints: m.joints.len() as u8,
     });
+    // Half the uploads say the body's roll and pitch (protocol 2), in every keyframe.
+    let says_body = random.below(2) == 0;
     for index in 0..keyframes {
         if random.below(6) == 0 {
             continue; // a keyframe lost on the way
@@ -333,6 +336,7 @@ fn upload_part(s: &mut Script, m: &Model, random: &mut Random) {
             index,
             frames_before: random.below(20) as u16,
             angles: pose(m, random, 100_000),
+            body: says_body.then(|| [random.below(300_000) as i32, 11]),
         });
     }
     s.send(&Message::UploadEnd { keyframes })

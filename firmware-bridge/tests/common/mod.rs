@@ -11,3 +11,16 @@ pub fn encode(seq: u16, m: &Message<'_>) -> Vec<u8> {
     let len = wire::encode_frame(seq, m.id(), &payload[..n], None, &mut out).unwrap();
     out[..len].to_vec()
 }
+
+/// The acknowledgements (message id, code) among a bridge's unsigned `replies`, every
+/// one of which must be a well-formed frame.
+pub fn acks(replies: &[u8]) -> Vec<(u8, u8)> {
+    let mut out = Vec::new();
+    wire::Decoder::new().feed(replies, |raw| {
+        let frame = wire::parse_frame(raw.unwrap()).unwrap();
+        if let Ok(Message::Ack { msg, code, .. }) = Message::decode(frame.msg, frame.payload) {
+            out.push((msg, code));
+        }
+    });
+    out
+}
