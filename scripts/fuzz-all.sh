@@ -2,8 +2,9 @@
 # Runs every fuzz target in turn for SECONDS each (default 600) and prints a summary line
 # per target: runs done and whether it found anything. Corpora live in fuzz/corpus/
 # (ignored by git); where ../shared is beside the repository they are seeded from its
-# real files, which stay out of the repository, and build_from_bvh also from synthetic
-# walks (scripts/walk-seeds.py).
+# real files, which stay out of the repository, build_from_bvh also from synthetic
+# walks (scripts/walk-seeds.py), and bridge_receive from PROTOCOL.md's test vectors
+# (scripts/bridge-seeds.py).
 #   scripts/fuzz-all.sh [SECONDS] [TARGET…]
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); nightly features via RUSTC_BOOTSTRAP.
 set -uo pipefail
@@ -42,6 +43,8 @@ seed mrtk_read "$shared"/mrtk-samples/*.bin
 seed mwc_read "$shared"/rcode-samples/*/OPEN-R/MW/CONF/*.MWC
 seed actions_read "$shared"/rcode-samples/*/OPEN-R/APP/PC/AMS/ACTION.*
 seed bridge_receive
+python3 ../scripts/bridge-seeds.py corpus/bridge_receive ||
+    echo "no python3: bridge_receive is fuzzed from random bytes only" >&2
 mkdir -p ../target/fuzz-logs
 for t in "${targets[@]}"; do
     log=../target/fuzz-logs/$t.log
