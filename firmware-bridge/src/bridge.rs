@@ -162,8 +162,9 @@ pub struct Output<'a> {
     pub tick: u64,
     pub kind: OutputKind,
     pub pose: &'a [i32],
-    /// The body's roll and pitch (µrad) the stream meant for this pose, where its frame
-    /// said (protocol 2); kept while the pose is held, gone once anything else moves it.
+    /// The body's roll and pitch (µrad) meant for this pose, where the stream's frame or
+    /// the stored motion's keyframes said (protocol 2); kept while the pose is held,
+    /// gone once anything else moves it.
     pub body: Option<[i32; 2]>,
 }
 
@@ -228,7 +229,7 @@ pub struct Bridge {
     mode: Mode,
     /// The pose last commanded; while relaxed, where the servos are.
     applied: Angles,
-    /// The body attitude the stream meant for `applied` (see [`Output::body`]).
+    /// The body attitude meant for `applied` (see [`Output::body`]).
     body: Option<[i32; 2]>,
     /// The jitter buffer, [`MAX_BUFFER_FRAMES`] long, on the heap (9 KB).
     buffer: Box<[Option<StreamFrame>]>,
