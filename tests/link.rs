@@ -630,6 +630,60 @@ fn a_stall_runs_the_watchdog_hold_ramp_relax_sequence_on_time() {
 }
 
 #[test]
+fn a_motion_that_starts_elsewhere_is_eased_into_at_a_quarter_of_joint_speed() {
+    // The robot stands; the motion starts sitting. Jumped into, the guard would move
+    // every leg at full speed; streamed or stored, it goes there at a quarter of each
+    // joint's speed first (as the watchdog's ramp goes), then plays exactly.
+    let model = Model::find("ERS-7").unwrap();
+    let sit = model.posture("sit").unwrap().angles.to_vec();
+    let mut nod = sit.clone();
+    let head = model
+        .joints
+        .iter()
+        .position(|j| j.name == "head_pan")
+        .unwrap();
+    nod[head] += 300_000;
+    let mut motion = ers7_motion();
+    motion.name = "a_sit#sit_link".into();
+    motion.keyframes.truncate(2);
+    motion.keyframes[0].joints = sit;
+    motion.keyframes[1].joints = nod;
+    let want = dense(&motion, 1);
+    for mode in [Mode::Stream, Mode::Upload] {
+        let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+        let opts = options(Endpoint::Tcp(server.address.clone()), mode);
+        let report = link::play(&motion, &opts, &mut |_| {}).expect("the play completes");
+        assert_eq!(report.ending, Ending::Completed, "{mode:?}");
+        assert_eq!(report.shortfall(), None, "{mode:?}");
+        let (bridge, _, rows) = server.stop();
+        let got = poses(&rows);
+        // The motion itself, exactly, after the way in.
+        assert!(got.len() > want.len(), "{mode:?}: no way in");
+        let (way_in, played) = got.split_at(got.len() - want.len());
+        assert_eq!(played, &want[..], "{mode:?}");
+        // The way in, from the stand, never faster than a quarter of a joint's speed
+        // (a rounding µrad aside), and nothing the guard had to cut.
+        let mut was = stand();
+        for pose in way_in.iter().chain(&played[..1]) {
+            for ((a, b), joint) in was.iter().zip(pose).zip(model.joints) {
+                if !joint.binary && joint.max_step > 0 {
+                    assert!(
+                        a.abs_diff(*b) <= joint.max_step / 4 + 1,
+                        "{mode:?}: {}",
+                        joint.name
+                    );
+                }
+            }
+            was = pose.clone();
+        }
+        assert_eq!(bridge.counters().guarded, 0, "{mode:?}");
+        if mode == Mode::Stream {
+            assert_eq!(report.lead_in_ticks, way_in.len() as u64);
+        }
+    }
+}
+
+#[test]
 fn the_guard_never_applies_out_of_limit_or_too_fast_frames() {
     let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
     let model = Model::find("ERS-7").unwrap();

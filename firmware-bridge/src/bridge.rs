@@ -184,6 +184,10 @@ struct Stream {
 #[derive(Debug, Clone)]
 struct Playback {
     slot: usize,
+    /// Still on the way from where the servos were to the first keyframe, at the
+    /// watchdog ramp's speed: a motion that starts elsewhere (sitting, for a robot that
+    /// stands) is not jumped into at full speed.
+    ramping_in: bool,
     loops_left: u16,
     segment: usize,
     step: u32,
@@ -630,6 +634,23 @@ impl Bridge {
         let row = |k: usize| rows.get(k * width..(k + 1) * width);
         // A row's attitude, where the motion says it.
         let body_of = |r: &[i32]| says_body.then(|| [r[1 + joints], r[2 + joints]]);
+        if p.ramping_in {
+            let Some(first) = row(0).and_then(|r| Angles::from_slice(&r[1..1 + joints])) else {
+                self.mode = Mode::Holding;
+                return OutputKind::Held;
+            };
+            let body = row(0).and_then(body_of);
+            if !self.within_a_step(first.as_slice()) {
+                self.ramp_toward(first.as_slice());
+                self.body = body;
+                return OutputKind::Ramped;
+            }
+            let Mode::Playing(p) = &mut self.mode else {
+                return OutputKind::Held;
+            };
+            p.ramping_in = false;
+            return self.play_step();
+        }
         let mut target = self.applied;
         match (row(p.segment), row(p.segment + 1)) {
             (Some(from), Some(to)) => {
@@ -674,6 +695,42 @@ impl Bridge {
         self.apply(target.as_slice());
         self.counters.played = self.counters.played.wrapping_add(1);
         OutputKind::Played
+    }
+
+    /// Whether every joint is within one step of the watchdog ramp's speed of `goal` (a
+    /// binary output, or a joint without a speed limit, always is).
+    fn within_a_step(&self, goal: &[i32]) -> bool {
+        self.applied
+            .as_slice()
+            .iter()
+            .zip(goal)
+            .zip(self.model.joints)
+            .all(|((&a, &g), joint)| {
+                let speed = (joint.max_step / self.config.ramp_divisor).max(1);
+                joint.binary || joint.max_step == 0 || a.abs_diff(g) <= speed
+            })
+    }
+
+    /// One tick toward `goal` at 1/`ramp_divisor` of each joint's top speed (a binary
+    /// output at once), through the guard.
+    fn ramp_toward(&mut self, goal: &[i32]) {
+        let mut target = self.applied;
+        for ((t, &g), joint) in target
+            .as_mut_slice()
+            .iter_mut()
+            .zip(goal)
+            .zip(self.model.joints)
+        {
+            let speed = i64::from(joint.max_step / self.config.ramp_divisor).max(1);
+            let d = i64::from(g) - i64::from(*t);
+            let step = if joint.max_step == 0 || joint.binary {
+                d
+            } else {
+                d.clamp(-speed, speed)
+            };
+            *t = (i64::from(*t) + step) as i32;
+        }
+        self.apply(target.as_slice());
     }
 
     fn ramp_step(&mut self) -> OutputKind {
@@ -780,6 +837,7 @@ impl Bridge {
             Some(slot) => {
                 self.mode = Mode::Playing(Playback {
                     slot,
+                    ramping_in: true,
                     loops_left: loops.max(1),
                     segment: 0,
                     step: 0,

@@ -70,7 +70,9 @@ pub struct LinkArgs {
 /// model is refused unless --force, and so is one that the static test says would tip
 /// the robot over for longer than 100 ms, or that falls in the simulation (`check
 /// --balance` tells when). The robot side (firmware-bridge) never applies an angle past
-/// a limit or a step faster than the joint can move, whatever it receives.
+/// a limit or a step faster than the joint can move, whatever it receives. A motion that
+/// starts away from where the robot stands (sitting, say) is eased into first, at a
+/// quarter of each joint's speed, streamed or stored.
 /// Ctrl-C stops the motion: the robot holds, then goes to its rest posture. A dropped
 /// link is retried for a few seconds and the stream resumes at the frame then due.
 ///
@@ -215,6 +217,12 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
         }
     };
     bar.finish();
+    if report.lead_in_ticks > 0 {
+        tracing::info!(
+            "eased from where the robot stood into the motion's first pose over {:.2} s (a quarter of joint speed)",
+            report.lead_in_ticks as f64 * 0.008
+        );
+    }
     if args.stats {
         print_stdout(&stats_text(&report))?;
     }

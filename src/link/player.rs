@@ -19,7 +19,7 @@ use firmware_bridge::message::{ack, Angles, Message, Status, StreamFrame};
 use firmware_bridge::{Counters, Key, State};
 use tokio::sync::mpsc;
 
-use super::client::{ack_text, BridgeInfo, Client, Reply};
+use super::client::{ack_text, BridgeInfo, BridgeJoint, Client, Reply};
 use super::transport::Endpoint;
 use super::upload::{play_stored, upload_motion};
 use super::LinkError;
@@ -116,6 +116,9 @@ pub struct PlayReport {
     /// When the robot gave up: the state it reported, and the 16 ms frame the host
     /// was at.
     pub gave_up: Option<(State, u64)>,
+    /// 8 ms ticks of the way in from where the robot was to the motion's first pose
+    /// (streamed before it, and counted in `expected_ticks`).
+    pub lead_in_ticks: u64,
 }
 
 impl PlayReport {
@@ -133,6 +136,7 @@ impl PlayReport {
             expected_ticks,
             stalls: 0,
             gave_up: None,
+            lead_in_ticks: 0,
         }
     }
 
@@ -234,23 +238,117 @@ pub struct Progress {
     pub link: String,
 }
 
-/// Stream frame `k` of `loops` passes over the motion (`pass` 8 ms frames each): the
-/// pose at 8 ms frame 2k and, when there is one, at 2k + 1; with `body` (a bridge of
-/// protocol 2 or later), the body's roll and pitch the file gives frame 2k. Frames are
-/// computed one by one, never the whole motion at once.
-fn stream_frame(motion: &Motion, pass: u64, loops: u64, k: u64, body: bool) -> Option<StreamFrame> {
-    let total = pass.checked_mul(loops)?;
-    let frame_at = |i: u64| (i < total).then(|| mtn::dense_frame_at(motion, i % pass))?;
-    let first = frame_at(2 * k)?;
-    let pose = Angles::from_slice(&first.joints)?;
-    let middle = frame_at(2 * k + 1).and_then(|f| Angles::from_slice(&f.joints));
-    Some(StreamFrame {
-        tick: (2 * k) as u32,
-        last: 2 * k + 2 >= total,
-        pose,
-        middle,
-        body: body.then_some([first.body[0], first.body[1]]),
-    })
+/// The way in: from where the bridge holds the servos to the motion's first pose, at a
+/// quarter of each joint's speed (as the watchdog's ramp and a stored motion's way in
+/// go), so that a motion starting elsewhere (sitting, for a robot that stands) is not
+/// jumped into at full speed. None is needed where every joint is within one such step
+/// of it.
+#[derive(Debug, Clone, PartialEq)]
+struct LeadIn {
+    from: Vec<i32>,
+    to: Vec<i32>,
+    /// The body attitude the motion starts with, for the way in too.
+    body: [i32; 2],
+    /// 8 ms ticks of the way in, before the motion's first.
+    ticks: u64,
+}
+
+impl LeadIn {
+    /// The way from `applied` (the bridge's pose) into `motion` for `joints`; `None`
+    /// where none is needed.
+    fn of(applied: &[i32], motion: &Motion, joints: &[BridgeJoint]) -> Option<LeadIn> {
+        let first = mtn::dense_frame_at(motion, 0)?;
+        if applied.len() != first.joints.len() || joints.len() != applied.len() {
+            return None;
+        }
+        let mut ticks = 0u64;
+        for ((&a, &b), joint) in applied.iter().zip(&first.joints).zip(joints) {
+            if joint.binary || joint.max_step == 0 {
+                continue;
+            }
+            let d = u64::from(a.abs_diff(b));
+            let quarter = u64::from(joint.max_step / 4).max(1);
+            if d > quarter {
+                ticks = ticks.max(d.div_ceil(quarter));
+            }
+        }
+        (ticks > 0).then(|| LeadIn {
+            from: applied.to_vec(),
+            to: first.joints.clone(),
+            body: [first.body[0], first.body[1]],
+            ticks,
+        })
+    }
+
+    /// The pose at tick `i` of the way in (`i` < `ticks`): `(i + 1) / (ticks + 1)` of
+    /// the way, so that the motion's first pose is the next step; a binary output keeps
+    /// its state until the motion changes it.
+    fn pose(&self, i: u64, joints: &[BridgeJoint]) -> Vec<i32> {
+        let share = (i + 1) as f64 / (self.ticks + 1) as f64;
+        self.from
+            .iter()
+            .zip(&self.to)
+            .zip(joints)
+            .map(|((&a, &b), joint)| {
+                if joint.binary {
+                    a
+                } else {
+                    (f64::from(a) + share * (f64::from(b) - f64::from(a))).round() as i32
+                }
+            })
+            .collect()
+    }
+}
+
+/// What a stream plays: the way in (if any), then `loops` passes over the motion
+/// (`pass` 8 ms frames each).
+struct Played<'a> {
+    motion: &'a Motion,
+    pass: u64,
+    loops: u64,
+    lead: Option<&'a LeadIn>,
+    joints: &'a [BridgeJoint],
+    /// Send the body attitude (a bridge of protocol 2 or later).
+    body: bool,
+}
+
+impl Played<'_> {
+    /// 8 ms ticks in all.
+    fn ticks(&self) -> u64 {
+        self.lead.map_or(0, |l| l.ticks) + self.pass.saturating_mul(self.loops)
+    }
+
+    /// The pose and body attitude of tick `i`.
+    fn tick(&self, i: u64) -> Option<(Vec<i32>, [i32; 2])> {
+        if i >= self.ticks() {
+            return None;
+        }
+        let lead = self.lead.map_or(0, |l| l.ticks);
+        match self.lead {
+            Some(l) if i < lead => Some((l.pose(i, self.joints), l.body)),
+            _ => {
+                let f = mtn::dense_frame_at(self.motion, (i - lead) % self.pass)?;
+                Some((f.joints, [f.body[0], f.body[1]]))
+            }
+        }
+    }
+
+    /// Stream frame `k`: the pose at tick 2k and, when there is one, at 2k + 1, with
+    /// the body's roll and pitch at 2k for a bridge that takes them. Frames are computed
+    /// one by one, never the whole motion at once.
+    fn frame(&self, k: u64) -> Option<StreamFrame> {
+        let (pose, body) = self.tick(2 * k)?;
+        let middle = self
+            .tick(2 * k + 1)
+            .and_then(|(p, _)| Angles::from_slice(&p));
+        Some(StreamFrame {
+            tick: (2 * k) as u32,
+            last: 2 * k + 2 >= self.ticks(),
+            pose: Angles::from_slice(&pose)?,
+            middle,
+            body: self.body.then_some(body),
+        })
+    }
 }
 
 /// Plays `motion` on the bridge at `opts.endpoint`.
@@ -434,19 +532,26 @@ async fn stream(
 ) -> Result<PlayReport, LinkError> {
     let pass = mtn::dense_frame_count(motion);
     let loops = u64::from(opts.loops.max(1));
-    let ticks = pass.saturating_mul(loops);
-    let frames = ticks.div_ceil(2);
-    // What the file means the body to do goes to a bridge that knows the flag.
-    let body = info.protocol >= 2;
-    let mut report = PlayReport::new(info.clone(), frames, ticks);
-    report.lateness_us.reserve(frames.min(1 << 20) as usize);
-    if frames == 0 {
-        return Ok(report);
+    if pass == 0 {
+        return Ok(PlayReport::new(info.clone(), 0, 0));
     }
-    report.counters_before = client
-        .status(opts.connect_timeout)
-        .await?
-        .map(|s| s.counters);
+    let before = client.status(opts.connect_timeout).await?;
+    let lead = before.and_then(|s| LeadIn::of(s.applied.as_slice(), motion, &info.joints));
+    let played = Played {
+        motion,
+        pass,
+        loops,
+        lead: lead.as_ref(),
+        joints: &info.joints,
+        // What the file means the body to do goes to a bridge that knows the flag.
+        body: info.protocol >= 2,
+    };
+    let ticks = played.ticks();
+    let frames = ticks.div_ceil(2);
+    let mut report = PlayReport::new(info.clone(), frames, ticks);
+    report.lead_in_ticks = lead.as_ref().map_or(0, |l| l.ticks);
+    report.lateness_us.reserve(frames.min(1 << 20) as usize);
+    report.counters_before = before.map(|s| s.counters);
     expect_ok(&mut client, &stream_start(0), opts).await?;
     let mut schedule = Schedule::started(0, &info);
     let mut pacer = spawn_pacer(schedule, frames);
@@ -461,7 +566,7 @@ async fn stream(
                 let Some((k, deadline)) = paced else { break };
                 // The pacer skipped what could not arrive in time; the rest all goes.
                 report.frames_skipped += k - next;
-                let Some(frame) = stream_frame(motion, pass, loops, k, body) else { break };
+                let Some(frame) = played.frame(k) else { break };
                 let bytes = client.encode(&Message::Frame(frame));
                 let sent = client.send_bytes(bytes);
                 report.lateness_us.push(Instant::now().saturating_duration_since(deadline).as_micros() as u64);

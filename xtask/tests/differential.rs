@@ -221,7 +221,9 @@ fn upload_play_stop(s: &mut Script, model_name: &str, random: &mut Random) {
             name: b"wave",
             loops: 2,
         })
-        .ticks(60)
+        // The way in from where the servos are (at a quarter of joint speed), then the
+        // motion twice.
+        .ticks(400)
         .send(&Message::Stop)
         .ticks(140)
         .send(&Message::Play {
