@@ -697,8 +697,9 @@ impl Bridge {
         OutputKind::Played
     }
 
-    /// Whether every joint is within one step of the watchdog ramp's speed of `goal` (a
-    /// binary output, or a joint without a speed limit, always is).
+    /// Whether every joint is within one step of the watchdog ramp's speed of `goal`, or
+    /// of as near as the guard lets it go (a binary output, or a joint without a speed
+    /// limit, always is).
     fn within_a_step(&self, goal: &[i32]) -> bool {
         self.applied
             .as_slice()
@@ -706,8 +707,12 @@ impl Bridge {
             .zip(goal)
             .zip(self.model.joints)
             .all(|((&a, &g), joint)| {
-                let speed = (joint.max_step / self.config.ramp_divisor).max(1);
-                joint.binary || joint.max_step == 0 || a.abs_diff(g) <= speed
+                let speed = i64::from((joint.max_step / self.config.ramp_divisor).max(1));
+                let reachable = i64::from(g).clamp(
+                    i64::from(joint.min) - i64::from(LIMIT_SLACK_URAD),
+                    i64::from(joint.max) + i64::from(LIMIT_SLACK_URAD),
+                );
+                joint.binary || joint.max_step == 0 || (i64::from(a) - reachable).abs() <= speed
             })
     }
 

@@ -297,3 +297,62 @@ fn binary_outputs_take_only_their_states_whatever_the_host_sends() {
     assert_eq!(applied, want);
     assert_eq!(b.counters().guarded, 8, "the four wild frames, twice each");
 }
+
+#[test]
+fn a_stored_motion_that_starts_past_a_limit_is_eased_to_the_limit_and_played() {
+    // The way in goes toward the first keyframe only as far as the guard lets it: a
+    // keyframe past a joint's limit must not keep the bridge easing in for ever.
+    let m = ers7();
+    let mut b = bridge();
+    let mut past = Angles::from_slice(m.posture("stand").unwrap().angles).unwrap();
+    let joint = m
+        .joints
+        .iter()
+        .position(|j| !j.binary && j.max_step > 0)
+        .unwrap();
+    past.as_mut_slice()[joint] = m.joints[joint].max + 1_000_000;
+    let mut seq = 0;
+    let mut send = |b: &mut Bridge, msg: &Message<'_>| {
+        seq += 1;
+        b.receive(&encode(seq, msg), &mut |_| {});
+    };
+    send(
+        &mut b,
+        &Message::UploadBegin {
+            name: b"past",
+            keyframes: 2,
+            joints: past.len() as u8,
+        },
+    );
+    for index in 0..2 {
+        send(
+            &mut b,
+            &Message::UploadKeyframe {
+                index,
+                frames_before: 5,
+                angles: past,
+                body: None,
+            },
+        );
+    }
+    send(&mut b, &Message::UploadEnd { keyframes: 2 });
+    send(
+        &mut b,
+        &Message::Play {
+            name: b"past",
+            loops: 1,
+        },
+    );
+    let mut kinds = Vec::new();
+    for _ in 0..3000 {
+        kinds.push(b.tick(&mut |_| {}).kind);
+    }
+    let played = kinds
+        .iter()
+        .filter(|k| **k == firmware_bridge::bridge::OutputKind::Played)
+        .count();
+    // Sony's rule: the segment's in-between frames from its first keyframe, then the last.
+    let frames = firmware_bridge::sony::in_between_frames(5) as usize + 2;
+    assert_eq!(played, frames, "eased in, then every frame of it");
+    assert!(b.applied()[joint] <= m.joints[joint].max + LIMIT_SLACK_URAD);
+}

@@ -238,6 +238,9 @@ pub struct Progress {
     pub link: String,
 }
 
+/// The longest way in, 8 ms ticks (10 s).
+const LEAD_IN_MAX_TICKS: u64 = 1250;
+
 /// The way in: from where the bridge holds the servos to the motion's first pose, at a
 /// quarter of each joint's speed (as the watchdog's ramp and a stored motion's way in
 /// go), so that a motion starting elsewhere (sitting, for a robot that stands) is not
@@ -261,8 +264,20 @@ impl LeadIn {
         if applied.len() != first.joints.len() || joints.len() != applied.len() {
             return None;
         }
+        // Where the servos can be: a pose past a limit (a confused bridge) counts from it.
+        let from: Vec<i32> = applied
+            .iter()
+            .zip(joints)
+            .map(|(&a, j)| {
+                if j.binary {
+                    a
+                } else {
+                    a.clamp(j.min.min(j.max), j.max)
+                }
+            })
+            .collect();
         let mut ticks = 0u64;
-        for ((&a, &b), joint) in applied.iter().zip(&first.joints).zip(joints) {
+        for ((&a, &b), joint) in from.iter().zip(&first.joints).zip(joints) {
             if joint.binary || joint.max_step == 0 {
                 continue;
             }
@@ -273,10 +288,12 @@ impl LeadIn {
             }
         }
         (ticks > 0).then(|| LeadIn {
-            from: applied.to_vec(),
+            from,
             to: first.joints.clone(),
             body: [first.body[0], first.body[1]],
-            ticks,
+            // However slow a bridge says its joints are, the way in ends (the guard
+            // holds each step to the joint's speed regardless).
+            ticks: ticks.min(LEAD_IN_MAX_TICKS),
         })
     }
 
@@ -745,4 +762,65 @@ async fn wait_for_state(
         }
     }
     Ok(client.last_status)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mtn::{Keyframe, Layout};
+
+    fn joint(max_step: u32) -> BridgeJoint {
+        BridgeJoint {
+            name: "j".into(),
+            locator: "PRM:/j".into(),
+            min: -1_000_000,
+            max: 1_000_000,
+            max_step,
+            binary: false,
+        }
+    }
+
+    fn starting_at(joints: Vec<i32>) -> Motion {
+        Motion {
+            name: "m".into(),
+            creator: "tests".into(),
+            design_label: "DRX-1000".into(),
+            frame_ms: 16,
+            locators: vec!["PRM:/j".into(); joints.len()],
+            keyframes: vec![Keyframe {
+                frames_before: 0,
+                roll: 0,
+                pitch: 0,
+                yaw: 0,
+                joints,
+            }],
+            layout: Layout::default(),
+        }
+    }
+
+    #[test]
+    fn the_way_in_goes_at_a_quarter_of_joint_speed_and_ends_however_the_bridge_lies() {
+        let motion = starting_at(vec![400_000, 0]);
+        let joints = [joint(20_000), joint(20_000)];
+        // Within a quarter step of the first pose: no way in.
+        assert_eq!(LeadIn::of(&[396_000, 0], &motion, &joints), None);
+        // 400 000 µrad at 5 000 a tick: 80 ticks, each step at most 5 000, ending one
+        // such step short of the first pose.
+        let lead = LeadIn::of(&[0, 0], &motion, &joints).unwrap();
+        assert_eq!(lead.ticks, 80);
+        let mut was = 0;
+        for i in 0..lead.ticks {
+            let now = lead.pose(i, &joints)[0];
+            assert!(now.abs_diff(was) <= 5_000, "tick {i}: {was} to {now}");
+            was = now;
+        }
+        assert!(was.abs_diff(400_000) <= 5_000);
+        // A pose past the limits counts from the limit; a joint said to be all but
+        // still gives a way in of at most 10 s.
+        let lead = LeadIn::of(&[i32::MIN, 0], &motion, &joints).unwrap();
+        assert_eq!(lead.ticks, 1_400_000 / 5_000);
+        assert!(lead.pose(0, &joints)[0].abs_diff(-1_000_000) <= 5_000);
+        let lead = LeadIn::of(&[0, 0], &motion, &[joint(1), joint(1)]).unwrap();
+        assert_eq!(lead.ticks, LEAD_IN_MAX_TICKS);
+    }
 }
