@@ -264,7 +264,8 @@ impl LeadIn {
         if applied.len() != first.joints.len() || joints.len() != applied.len() {
             return None;
         }
-        // Where the servos can be: a pose past a limit (a confused bridge) counts from it.
+        // Where the servos can be: a pose past a limit (a confused bridge) counts from
+        // the limit.
         let from: Vec<i32> = applied
             .iter()
             .zip(joints)
