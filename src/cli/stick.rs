@@ -58,8 +58,8 @@ pub enum Action {
         #[arg(long, value_name = "FILE")]
         led: Option<PathBuf>,
         /// Add a motion that goes past the model's limits or speeds (`check` lists them),
-        /// or that tips for longer than 100 ms or falls in the simulation (`check
-        /// --balance`), and replace user files that are read-only.
+        /// or that tips for longer than 100 ms (or in its last pose) or falls in the
+        /// simulation (`check --balance`), and replace user files that are read-only.
         #[arg(long)]
         force: bool,
     },
