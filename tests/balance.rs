@@ -763,6 +763,31 @@ fn any_body_attitude_a_stream_may_carry_is_judged_without_panic() {
 }
 
 #[test]
+fn a_fall_after_the_motion_is_said_to_be_in_the_held_last_pose() {
+    use aibo_motion::stability::physics::{Fall, Report};
+    let report = |at_ms| Report {
+        duration_ms: 1_000,
+        torque_limit_nm: 5.0,
+        fall: Some(Fall {
+            at_ms,
+            tilt_deg: 30.0,
+            direction: Some(Direction::Forward),
+            head_struck: false,
+            onto: "chest".into(),
+        }),
+        slipped: Vec::new(),
+        path: Vec::new(),
+        uncertain_masses: false,
+    };
+    assert!(report(1_100).summary().starts_with(
+        "falls at 1.10 s (after the motion, holding its last pose): over onto its chest"
+    ));
+    assert!(report(500)
+        .summary()
+        .starts_with("falls at 0.50 s: over onto its chest"));
+}
+
+#[test]
 fn a_motion_that_ends_tipping_falls_in_every_judge_though_the_tip_is_brief() {
     // Both front legs raised at the pace of `lift` (within the joints' speed), the
     // motion ending as soon as the pose tips. The tip is shorter than a fall takes, but

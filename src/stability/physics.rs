@@ -158,8 +158,13 @@ impl Report {
     pub fn summary(&self) -> String {
         let mut line = match &self.fall {
             Some(f) => format!(
-                "falls at {:.2} s: {}{}",
+                "falls at {:.2} s{}: {}{}",
                 f.at_ms as f64 / 1000.0,
+                if f.at_ms + DENSE_FRAME_MS > self.duration_ms {
+                    " (after the motion, holding its last pose)"
+                } else {
+                    ""
+                },
                 match f.onto.as_str() {
                     "body" => format!("tipped {:.0}° from its intended attitude", f.tilt_deg),
                     part => format!(
