@@ -99,6 +99,14 @@ pub fn attitude(frame: &mtn::DenseFrame) -> [f64; 3] {
     frame.body.map(|u| f64::from(u) * 1e-6)
 }
 
+/// The body turned as a motion carries it, by `roll` and `pitch` (radians; yaw turns the
+/// robot on the floor without changing its balance): pitch nose-up about −y, after roll
+/// about x.
+pub fn carried(roll: f64, pitch: f64) -> glam::DQuat {
+    glam::DQuat::from_axis_angle(glam::DVec3::NEG_Y, pitch)
+        * glam::DQuat::from_axis_angle(glam::DVec3::X, roll)
+}
+
 /// The motion's dense frame count, or an error where it is too long to test frame by frame.
 pub fn testable_frames(motion: &Motion) -> Result<u64, BalanceError> {
     let count = mtn::dense_frame_count(motion);

@@ -301,6 +301,18 @@ pub struct Meant {
     pub posture: Resting,
 }
 
+impl Meant {
+    /// What a frame carrying the attitude `carried` means, the static test having found
+    /// `stance` for it: where it stands on what it is meant to.
+    pub fn of(stance: &statics::Stance, carried: DQuat) -> Meant {
+        Meant {
+            attitude: stance.meant * carried,
+            carried,
+            posture: stance.posture,
+        }
+    }
+}
+
 /// What [`Robot::fall`] found.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Fallen {
@@ -670,14 +682,8 @@ impl Robot {
     pub fn meant(&self, angles: &[f64], carried: Option<[f64; 2]>) -> Vec<Meant> {
         let posture = self.statics.nearest_posture(angles);
         let from = |attitude: [f64; 3]| {
-            let carried = DQuat::from_axis_angle(DVec3::NEG_Y, attitude[1])
-                * DQuat::from_axis_angle(DVec3::X, attitude[0]);
             let stance = self.statics.stance_allowing(angles, attitude, posture);
-            Meant {
-                attitude: stance.meant * carried,
-                carried,
-                posture,
-            }
+            Meant::of(&stance, super::carried(attitude[0], attitude[1]))
         };
         if let Some([roll, pitch]) = carried {
             return vec![from([roll, pitch, 0.0])];
@@ -786,7 +792,7 @@ impl Robot {
 /// floor without changing its balance).
 fn attitude_of(f: &mtn::DenseFrame) -> DQuat {
     let [roll, pitch, _] = super::attitude(f);
-    DQuat::from_axis_angle(DVec3::NEG_Y, pitch) * DQuat::from_axis_angle(DVec3::X, roll)
+    super::carried(roll, pitch)
 }
 
 /// `motion`'s robot, standing in its first frame after settling (resting as the static
@@ -926,12 +932,7 @@ fn run(
         }
         let rotation = robot.attitude();
         // The attitude the motion means: where it stands on what it is meant to.
-        let carried = attitude_of(&f);
-        let meant = Meant {
-            attitude: stances[k].meant * carried,
-            carried,
-            posture: stances[k].posture,
-        };
+        let meant = Meant::of(&stances[k], attitude_of(&f));
         let (up, meant_up) = (rotation * DVec3::Z, meant.attitude * DVec3::Z);
         let tilt = up.angle_between(meant_up).to_degrees();
         if fall.is_none() {
@@ -991,12 +992,7 @@ fn run(
         stances.last(),
     ) {
         let angles = columns.angles(profile, &f);
-        let carried = attitude_of(&f);
-        let meant = Meant {
-            attitude: stance.meant * carried,
-            carried,
-            posture: stance.posture,
-        };
+        let meant = Meant::of(stance, attitude_of(&f));
         for k in frames..frames + (HOLD_AFTER_MS / DENSE_FRAME_MS) as usize {
             robot.step(&angles);
             if !robot.is_finite() {

@@ -107,9 +107,12 @@ impl Body {
             .map(|c| pose.positions[c.bone] + pose.rotations[c.bone] * c.offset)
             .collect();
         let com = self.centre_of_mass(&pose);
-        let carried = DQuat::from_axis_angle(DVec3::NEG_Y, attitude[1])
-            * DQuat::from_axis_angle(DVec3::X, attitude[0]);
-        self.rest(&points, com, carried, posture)
+        self.rest(
+            &points,
+            com,
+            super::carried(attitude[0], attitude[1]),
+            posture,
+        )
     }
 
     /// The body's roll and pitch (radians, as a motion carries them; no yaw) that stand a
