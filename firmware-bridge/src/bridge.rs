@@ -15,7 +15,7 @@ use crate::message::{
     ack, Angles, Counters, Identity, JointInfo, Message, Status, StoredNames, StreamFrame,
     CHALLENGE_LEN,
 };
-use crate::model::Model;
+use crate::model::{JointSpec, Model};
 use crate::sign::{Key, ReplayGuard};
 use crate::sony;
 use crate::store::Store;
@@ -697,9 +697,13 @@ impl Bridge {
         OutputKind::Played
     }
 
-    /// Whether every joint is within one step of the watchdog ramp's speed of `goal`, or
-    /// of as near as the guard lets it go (a binary output, or a joint without a speed
-    /// limit, always is).
+    /// How far a joint moves in one tick of a ramp: 1/`ramp_divisor` of its top speed.
+    fn ramp_speed(&self, joint: &JointSpec) -> i64 {
+        i64::from(joint.max_step / self.config.ramp_divisor).max(1)
+    }
+
+    /// Whether every joint is within one ramp step of `goal`, or of as near as the guard
+    /// lets it go (a binary output, or a joint without a speed limit, always is).
     fn within_a_step(&self, goal: &[i32]) -> bool {
         self.applied
             .as_slice()
@@ -707,18 +711,19 @@ impl Bridge {
             .zip(goal)
             .zip(self.model.joints)
             .all(|((&a, &g), joint)| {
-                let speed = i64::from((joint.max_step / self.config.ramp_divisor).max(1));
                 let reachable = i64::from(g).clamp(
                     i64::from(joint.min) - i64::from(LIMIT_SLACK_URAD),
                     i64::from(joint.max) + i64::from(LIMIT_SLACK_URAD),
                 );
-                joint.binary || joint.max_step == 0 || (i64::from(a) - reachable).abs() <= speed
+                joint.binary
+                    || joint.max_step == 0
+                    || (i64::from(a) - reachable).abs() <= self.ramp_speed(joint)
             })
     }
 
-    /// One tick toward `goal` at 1/`ramp_divisor` of each joint's top speed (a binary
-    /// output at once), through the guard.
-    fn ramp_toward(&mut self, goal: &[i32]) {
+    /// The pose one ramp step from `applied` toward `goal` (a binary output, or a joint
+    /// without a speed limit, goes at once).
+    fn ramp_target(&self, goal: &[i32]) -> Angles {
         let mut target = self.applied;
         for ((t, &g), joint) in target
             .as_mut_slice()
@@ -726,15 +731,22 @@ impl Bridge {
             .zip(goal)
             .zip(self.model.joints)
         {
-            let speed = i64::from(joint.max_step / self.config.ramp_divisor).max(1);
             let d = i64::from(g) - i64::from(*t);
             let step = if joint.max_step == 0 || joint.binary {
                 d
             } else {
+                let speed = self.ramp_speed(joint);
                 d.clamp(-speed, speed)
             };
             *t = (i64::from(*t) + step) as i32;
         }
+        target
+    }
+
+    /// One ramp step toward `goal`, through the guard (a stored motion's way in: its
+    /// first keyframe may lie past a limit).
+    fn ramp_toward(&mut self, goal: &[i32]) {
+        let target = self.ramp_target(goal);
         self.apply(target.as_slice());
     }
 
@@ -743,25 +755,9 @@ impl Bridge {
             self.mode = Mode::Relaxed;
             return OutputKind::Held;
         };
-        let mut arrived = true;
-        for ((a, &goal), joint) in self
-            .applied
-            .as_mut_slice()
-            .iter_mut()
-            .zip(rest.angles)
-            .zip(self.model.joints)
-        {
-            let speed = i64::from(joint.max_step / self.config.ramp_divisor).max(1);
-            let d = i64::from(goal) - i64::from(*a);
-            let step = if joint.max_step == 0 {
-                d
-            } else {
-                d.clamp(-speed, speed)
-            };
-            *a = (i64::from(*a) + step) as i32;
-            arrived &= *a == goal;
-        }
-        if arrived {
+        // The rest posture is within every limit: no guard on the way.
+        self.applied = self.ramp_target(rest.angles);
+        if self.applied.as_slice() == rest.angles {
             self.mode = Mode::Relaxed;
         }
         OutputKind::Ramped
