@@ -69,11 +69,11 @@ pub struct LinkArgs {
 /// The host first learns the robot's model, joints and limits; a motion for another
 /// model is refused unless --force, and so is one that the static test says would tip
 /// the robot over for longer than 100 ms (or in its last pose, which the robot then
-/// holds), or that falls in the simulation (`check
-/// --balance` tells when). The robot side (firmware-bridge) never applies an angle past
-/// a limit or a step faster than the joint can move, whatever it receives. A motion that
-/// starts away from where the robot stands (sitting, say) is eased into first, at a
-/// quarter of each joint's speed, streamed or stored.
+/// holds), or that falls in the simulation (`check --balance` tells when). The robot
+/// side (firmware-bridge) never applies an angle past a limit or a step faster than the
+/// joint can move, whatever it receives. A motion that starts away from where the robot
+/// stands (sitting, say) is eased into first, at a quarter of each joint's speed,
+/// streamed or stored.
 /// Ctrl-C stops the motion: the robot holds, then goes to its rest posture. A dropped
 /// link is retried for a few seconds and the stream resumes at the frame then due.
 ///

@@ -209,14 +209,18 @@ pub fn played_waits(waits: &[Wait]) -> Vec<(f64, f64)> {
         .collect()
 }
 
-/// The wait for the walk over the performance's seconds `span` among `played` (as
-/// [`played_waits`] gives them): the one that starts where its travel ends, or within
-/// the half second its path runs on past that (`PATH_MARGIN_S`; where a take ends in a
-/// walk, its wait was found from the travel without that margin).
+/// A wait starts on a whole frame of the take ([`waits`] puts it at its walk's path
+/// end, the performance rounds it to a frame): this far past the path's end, s, it is
+/// still that walk's.
+const WAIT_ROUNDING_S: f64 = 0.1;
+
+/// The wait for the walk over the performance's seconds `span` (its path, as
+/// `walked_groups` gives it) among `played` (as [`played_waits`] gives them): the one
+/// that starts within the span or where it ends.
 pub fn wait_for(span: (f64, f64), played: &[(f64, f64)]) -> Option<(f64, f64)> {
     played
         .iter()
-        .find(|wait| (span.0..=span.1 + 0.1).contains(&wait.0))
+        .find(|wait| (span.0..=span.1 + WAIT_ROUNDING_S).contains(&wait.0))
         .copied()
 }
 

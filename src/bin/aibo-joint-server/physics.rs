@@ -3,9 +3,9 @@
 //! says when the robot goes over and when it is back on its feet, by the same rule as
 //! `simulate` (`Robot::fall`), against the body attitude the stream's frames or the
 //! uploaded keyframes give (as the file gives `simulate`). From a host that sends none
-//! (protocol 1), the attitude each
-//! pose means is found as the static test finds it, from the nearest standard posture
-//! and from where the paws stand level (`Robot::meant`), and it has fallen only by both.
+//! (protocol 1), the attitude each pose means is found as the static test finds it, from
+//! the nearest standard posture and from where the paws stand level (`Robot::meant`),
+//! and it has fallen only by both.
 
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::stability::physics::{FallWatch, Robot, SERVO_TORQUE_NM};
