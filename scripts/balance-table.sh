@@ -8,14 +8,9 @@
 # proof's repairs. Then Sony's own motions through the same judges.
 #
 #   [BUILD_ARGS="--timing wait"] scripts/balance-table.sh [MODEL...]   (default: ERS-7 ERS-210 ERS-220; needs ../shared)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+default_models=(ERS-7 ERS-210 ERS-220)
+source "$(dirname "$0")/table-setup.sh"
 shared=../shared
-cargo build -q --release
-models=("$@")
-[ ${#models[@]} -eq 0 ] && models=(ERS-7 ERS-210 ERS-220)
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 
 python3 - "$shared" "$out" "${models[@]}" <<'PY'
 import glob, json, os, subprocess, sys

@@ -7,17 +7,12 @@
 # the file's body attitude; the robot standing in the posture the motion starts from).
 # Each says whether the robot stays up; the last line counts the motions on which all
 # three agree. The streams play in real time, several at once (JOBS, default 12): about
-# ten minutes on two cores.
+# six minutes on two cores.
 #
 #   [JOBS=12] scripts/judges-table.sh [MODEL...]   (default: ERS-7 ERS-210 ERS-220; needs ../shared)
-set -euo pipefail
-cd "$(dirname "$0")/.."
+default_models=(ERS-7 ERS-210 ERS-220)
+source "$(dirname "$0")/table-setup.sh"
 shared=../shared
-cargo build -q --release
-models=("$@")
-[ ${#models[@]} -eq 0 ] && models=(ERS-7 ERS-210 ERS-220)
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
 
 python3 - "$shared" "$out" "${models[@]}" <<'PY'
 import concurrent.futures, glob, json, os, subprocess, sys, time

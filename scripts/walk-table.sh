@@ -7,13 +7,8 @@
 # the two ends are and the two paths run at most, the likeness, and the proof's repairs.
 #
 #   [BUILD_ARGS="--timing wait"] scripts/walk-table.sh [MODEL...]   (default: ERS-7 ERS-210; needs ../shared)
-set -euo pipefail
-cd "$(dirname "$0")/.."
-cargo build -q --release
-models=("$@")
-[ ${#models[@]} -eq 0 ] && models=(ERS-7 ERS-210)
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+default_models=(ERS-7 ERS-210)
+source "$(dirname "$0")/table-setup.sh"
 python3 - "$out" "${models[@]}" <<'PY'
 import glob, json, os, subprocess, sys
 
