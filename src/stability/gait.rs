@@ -169,6 +169,30 @@ const TRACK_S: f64 = 1.0;
 /// Once the path is behind it, the walk walks on for at most this long to get there, s.
 pub const CATCH_UP_S: f64 = 5.0;
 
+/// A walk still facing away from the path's end as the path ends (by more than
+/// [`TURNED_AWAY_RAD`]) walks on longer, turning: as long as it would take at
+/// [`TURN_CATCH_UP_RAD_S`] to face it, at most [`TURN_CATCH_UP_MAX_S`] more. A dancer who
+/// spins fast leaves the walk a turn or more behind by the path's end: the Bandai dance's
+/// ERS-7 walk was 466° behind, and ended a whole turn short after [`CATCH_UP_S`]. Nearer
+/// than that, a walk's heading only sways as it steps, and walking on changes nothing.
+const TURNED_AWAY_RAD: f64 = 1.0;
+
+/// A trot asked to turn in place turns about 0.5 rad/s on the simulated floor (a third of
+/// what its strides reckon); the catch-up allows for a little less, rad/s.
+const TURN_CATCH_UP_RAD_S: f64 = 0.4;
+const TURN_CATCH_UP_MAX_S: f64 = 20.0;
+
+/// How long a walk whose heading is `off_heading` (rad) from the path's end as the path
+/// ends may walk on after it, s.
+fn catch_up_s(off_heading: f64) -> f64 {
+    let off = off_heading.abs();
+    if off > TURNED_AWAY_RAD {
+        CATCH_UP_S + (off / TURN_CATCH_UP_RAD_S).min(TURN_CATCH_UP_MAX_S)
+    } else {
+        CATCH_UP_S
+    }
+}
+
 /// The share of a style's fastest a path may ask before the walk follows it slower than
 /// the performer went (the rest closes the gap to where it should be).
 const WARP_SHARE: f64 = 0.8;
@@ -253,7 +277,8 @@ impl Gait {
     /// moves along the path slower than the performer did (`Gait::path_pace`), up to
     /// `WARP_S` late. It starts and ends in the stand: it sways over before its first
     /// step; once it has the path behind it, it walks on until it gets there (at most
-    /// [`CATCH_UP_S`]; a trot near there finishes in the crawl), steps each paw back to
+    /// [`CATCH_UP_S`], longer where it faces away as [`catch_up_s`] says; a trot near
+    /// there finishes in the crawl), steps each paw back to
     /// its place, and sways back. With `until`, it is back in the stand by that row
     /// (what follows needs the legs): it stops following in time to step home.
     ///
@@ -301,6 +326,7 @@ impl Gait {
         // not cut across.
         let mut along = 0.0f64;
         let mut path_done: Option<usize> = None;
+        let mut catching_up: Option<f64> = None;
         let path_end = path.len().saturating_sub(1) as f64;
         // The row by which the path is walked: at most [`WARP_S`] after the performer
         // (the rows it walks on over are theirs no more), and in time to step home by
@@ -331,9 +357,13 @@ impl Gait {
             // Stepping home and swaying back take a slow cycle and the sway.
             let homeward = homeward_rows(style.cycle_max_s, row_s);
             let in_time = until.is_none_or(|u| row + homeward < u);
+            // How long it may walk on, from how far it faces from the path's end as the
+            // path ends.
+            let catch_up = path_done.map(|_| *catching_up.get_or_insert(catch_up_s(off_heading)));
             let walking = in_time
                 && path_done
-                    .is_none_or(|done| !arrived && (row - done) as f64 * row_s < CATCH_UP_S);
+                    .zip(catch_up)
+                    .is_none_or(|(done, s)| !arrived && (row - done) as f64 * row_s < s);
             let asked = walking.then(|| {
                 let ahead = onward.rotate(next.at - target.at) / row_s;
                 let turning = wrap(next.heading - target.heading) / row_s;
@@ -454,7 +484,8 @@ impl Gait {
             // A walk that never settles still ends: a hostile or endless input.
             if row
                 > path.len()
-                    + ((WARP_S + CATCH_UP_S + 4.0 * slowest_cycle_s) / row_s) as usize
+                    + ((WARP_S + CATCH_UP_S + TURN_CATCH_UP_MAX_S + 4.0 * slowest_cycle_s) / row_s)
+                        as usize
                     + 2 * sway_in
             {
                 break;
@@ -639,6 +670,51 @@ mod tests {
                 heading: 0.0,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_walk_left_turns_behind_a_spinning_performer_turns_on_until_it_faces_their_end() {
+        // The performer crosses 300 mm spinning round twice in 6 s, far faster than a trot
+        // turns; on this floor the body turns half of what the strides reckon. By the
+        // path's end (20 s late at most) the walk is still most of a turn behind, which
+        // the [`CATCH_UP_S`] alone does not make up.
+        let gait = Gait::styled(&Profile::builtin("ERS-7").unwrap(), Style::TROT).unwrap();
+        let row_s = 0.016;
+        let rows = (6.0 / row_s) as usize;
+        let spins = -2.0 * std::f64::consts::TAU;
+        let path: Vec<Place> = (0..=rows)
+            .map(|k| {
+                let done = k as f64 / rows as f64;
+                Place {
+                    at: DVec2::new(300.0 * done, 0.0),
+                    heading: spins * done,
+                }
+            })
+            .collect();
+        let goal = *path.last().unwrap();
+        let (mut body, mut was) = (Place::default(), Place::default());
+        let mut feel = |_: &[[f64; 3]; 4], reckoned: Place| {
+            let moved = DVec2::from_angle(-was.heading).rotate(reckoned.at - was.at);
+            body.at += DVec2::from_angle(body.heading).rotate(moved);
+            body.heading += (reckoned.heading - was.heading) / 2.0;
+            was = reckoned;
+            Some(body)
+        };
+        let walked = gait.walk(&path, row_s, None, Some(&mut feel));
+        assert!(
+            (body.heading - goal.heading).abs() < 20f64.to_radians(),
+            "ends facing {:.0}° for {:.0}° after {} rows",
+            body.heading.to_degrees(),
+            goal.heading.to_degrees(),
+            walked.legs.len()
+        );
+        // And it did so by walking on past the path's latest end and the usual catch-up.
+        let latest_s = (rows as f64 * row_s) + WARP_S + CATCH_UP_S;
+        assert!(
+            walked.legs.len() as f64 * row_s > latest_s,
+            "{}",
+            walked.legs.len()
+        );
     }
 
     /// A quarter circle to the left, `arc_mm` long over `seconds`, a place every `row_s`;

@@ -166,7 +166,9 @@ pub struct Wait {
 /// path later where they go faster than it can, and steps home after) would otherwise
 /// walk over the gestures after it. Each walk's length is its own reckoning, with
 /// nothing after it to be home for, and the [`CATCH_UP_S`] a walk steered by the floor
-/// may walk on to arrive. In the take's order.
+/// may walk on to arrive. (A felt walk left a turn behind may walk on longer; a wait
+/// does not know that, so only the last walk, with nothing after it, is sure to make
+/// that up.) In the take's order.
 pub fn waits(performance: Performance, profile: &Profile, row_s: f64, style: Style) -> Vec<Wait> {
     let Performance {
         travel,
