@@ -1,6 +1,6 @@
 //! The link end to end: `play` to the simulated joint server over TCP and a pty, in
 //! both modes, and the faults: corruption, a cut link, a stall, a hostile client,
-//! forged and replayed frames. All on loopback addresses and pseudo-terminals.
+//! forged and replayed frames, a bridge of the older protocol. All on loopback addresses and pseudo-terminals.
 
 mod common;
 
@@ -1024,4 +1024,116 @@ fn a_robot_that_is_not_there_gets_a_hint_of_what_to_try() {
         err.contains("nothing listens there") && err.contains("aibo-joint-server --tcp"),
         "{err}"
     );
+}
+
+/// Relays one connection as a version-1 bridge would answer it: the bridge's identity
+/// says protocol 1 (every other reply passes as it came). What the host sends passes
+/// unchanged, and each message is kept in `sent`, decoded.
+fn relay_as_version_1(mut host: TcpStream, server: &str, sent: Arc<Mutex<Vec<Message<'static>>>>) {
+    let mut upstream = TcpStream::connect(server).unwrap();
+    host.set_nodelay(true).unwrap();
+    upstream.set_nodelay(true).unwrap();
+    let (mut host_w, mut up_w) = (host.try_clone().unwrap(), upstream.try_clone().unwrap());
+    std::thread::spawn(move || {
+        let (mut buf, mut decoder) = ([0u8; 4096], Decoder::new());
+        while let Ok(n @ 1..) = upstream.read(&mut buf) {
+            let mut out = Vec::new();
+            decoder.feed(&buf[..n], |raw| {
+                let frame = wire::parse_frame(raw.unwrap()).unwrap();
+                let mut payload = [0u8; wire::MAX_PAYLOAD];
+                let mut len = frame.payload.len();
+                payload[..len].copy_from_slice(frame.payload);
+                if let Ok(Message::Identity(mut identity)) =
+                    Message::decode(frame.msg, frame.payload)
+                {
+                    identity.protocol = 1;
+                    len = Message::Identity(identity).encode(&mut payload);
+                }
+                let mut encoded = [0u8; MAX_ENCODED];
+                let n =
+                    wire::encode_frame(frame.seq, frame.msg, &payload[..len], None, &mut encoded)
+                        .unwrap();
+                out.extend_from_slice(&encoded[..n]);
+            });
+            if host_w.write_all(&out).is_err() {
+                break;
+            }
+        }
+    });
+    let (mut buf, mut decoder) = ([0u8; 4096], Decoder::new());
+    while let Ok(n @ 1..) = host.read(&mut buf) {
+        decoder.feed(&buf[..n], |raw| {
+            let frame = wire::parse_frame(raw.unwrap()).unwrap();
+            let message = Message::decode(frame.msg, frame.payload).unwrap();
+            // Owned: what the tests look at holds no borrowed bytes.
+            let owned = match message {
+                Message::Frame(f) => Message::Frame(f),
+                Message::UploadKeyframe {
+                    index,
+                    frames_before,
+                    angles,
+                    body,
+                } => Message::UploadKeyframe {
+                    index,
+                    frames_before,
+                    angles,
+                    body,
+                },
+                _ => Message::Hold,
+            };
+            sent.lock().unwrap().push(owned);
+        });
+        if up_w.write_all(&buf[..n]).is_err() {
+            break;
+        }
+    }
+}
+
+#[test]
+fn a_version_1_bridge_gets_neither_the_attitude_nor_its_message_and_plays_exactly() {
+    // A bridge of protocol 1 knows neither the frame's body flag nor
+    // UPLOAD_KEYFRAME_BODY: it would drop both as bad. The host, told protocol 1 in the
+    // identity, sends poses only, and the motion plays as it does to a version-2 bridge.
+    for mode in [Mode::Stream, Mode::Upload] {
+        let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap().to_string();
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let (upstream, seen) = (server.address.clone(), sent.clone());
+        std::thread::spawn(move || {
+            if let Ok((host, _)) = listener.accept() {
+                relay_as_version_1(host, &upstream, seen);
+            }
+        });
+        let motion = ers7_motion();
+        let report = link::play(&motion, &options(Endpoint::Tcp(address), mode), &mut |_| {})
+            .expect("the play completes");
+        assert_eq!(report.ending, Ending::Completed, "{mode:?}");
+        let bodies = server.bodies.clone();
+        let (bridge, _, rows) = server.stop();
+        let sent = sent.lock().unwrap();
+        let (frames, keyframes) = sent.iter().fold((0, 0), |(f, k), m| match m {
+            Message::Frame(frame) => {
+                assert_eq!(frame.body, None, "{mode:?}: a frame carried the body");
+                (f + 1, k)
+            }
+            Message::UploadKeyframe { body, .. } => {
+                assert_eq!(*body, None, "{mode:?}: a keyframe carried the body");
+                (f, k + 1)
+            }
+            _ => (f, k),
+        });
+        match mode {
+            Mode::Stream => assert!(frames > 0 && keyframes == 0, "{frames} {keyframes}"),
+            _ => assert!(
+                frames == 0 && keyframes == motion.keyframes.len(),
+                "{keyframes}"
+            ),
+        }
+        // The bridge passed on no attitude, dropped nothing, and played every pose.
+        assert!(bodies.lock().unwrap().iter().all(Option::is_none));
+        let c = bridge.counters();
+        assert_eq!((c.bad, c.dropped, c.guarded, c.lost), (0, 0, 0, 0), "{c:?}");
+        assert_eq!(poses(&rows), dense(&motion, 1), "{mode:?}");
+    }
 }
