@@ -1,6 +1,7 @@
 //! The link end to end: `play` to the simulated joint server over TCP and a pty, in
 //! both modes, and the faults: corruption, a cut link, a stall, a hostile client,
-//! forged and replayed frames, a bridge of the older protocol. All on loopback addresses and pseudo-terminals.
+//! forged and replayed frames, a bridge of the older protocol. All on loopback addresses
+//! and pseudo-terminals.
 
 mod common;
 
