@@ -13,21 +13,13 @@ source "$(dirname "$0")/table-setup.sh"
 shared=../shared
 
 python3 - "$shared" "$out" "${models[@]}" <<'PY'
-import glob, json, os, subprocess, sys
+import glob, json, os, sys
 
 sys.path.insert(0, "scripts")
-from full_body_takes import full_body_takes
-
-# More build options, from the environment (BUILD_ARGS="--timing wait").
-extra = os.environ.get("BUILD_ARGS", "").split()
+from tables import EXTRA_BUILD_ARGS as extra, full_body_takes, run
 
 shared, out, models = sys.argv[1], sys.argv[2], sys.argv[3:]
-bin = "target/release/aibo-motion"
 torque = 5.4542  # physics::SERVO_TORQUE_NM
-
-def run(*args):
-    p = subprocess.run([bin, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout
 
 def judged(mtn):
     """check --balance, simulate at the default torque, simulate at 80%, check's findings."""

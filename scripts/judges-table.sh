@@ -18,15 +18,11 @@ python3 - "$shared" "$out" "${models[@]}" <<'PY'
 import concurrent.futures, glob, json, os, subprocess, sys, time
 
 sys.path.insert(0, "scripts")
-from full_body_takes import full_body_takes
+from tables import full_body_takes, run
 
 shared, out, models = sys.argv[1], sys.argv[2], sys.argv[3:]
-bin, server_bin = "target/release/aibo-motion", "target/release/aibo-joint-server"
+server_bin = "target/release/aibo-joint-server"
 jobs = int(os.environ.get("JOBS", "12"))
-
-def run(*args):
-    p = subprocess.run([bin, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout
 
 def streamed(mtn, model, posture):
     """The joint server's verdict on `mtn` streamed to it, the robot standing in `posture`

@@ -10,18 +10,13 @@
 default_models=(ERS-7 ERS-210)
 source "$(dirname "$0")/table-setup.sh"
 python3 - "$out" "${models[@]}" <<'PY'
-import glob, json, os, subprocess, sys
+import glob, json, os, sys
 
-# More build options, from the environment (BUILD_ARGS="--timing wait").
-extra = os.environ.get("BUILD_ARGS", "").split()
+sys.path.insert(0, "scripts")
+from tables import EXTRA_BUILD_ARGS as extra, run
 
 out, models = sys.argv[1], sys.argv[2:]
-bin = "target/release/aibo-motion"
 torque80 = 0.8 * 5.4542  # physics::SERVO_TORQUE_NM
-
-def run(*args):
-    p = subprocess.run([bin, *args], capture_output=True, text=True)
-    return p.returncode, p.stdout
 
 takes = sorted(glob.glob("../shared/mocap-samples/bvh/*.bvh")) + sorted(
     glob.glob("../shared/mocap-samples/asf-amc/*.amc"))
