@@ -17,7 +17,6 @@ def run(*args):
     return p.returncode, p.stdout
 
 
-
 def full_body_takes(shared):
     """The full-body takes in ../shared/mocap-samples that the balance and judges tables
     build: every BVH but a two-bone test and a sine on one joint, and the ASF/AMC takes
