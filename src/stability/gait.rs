@@ -23,7 +23,12 @@
 //! place the walk heads for moves along it at what the walk can go, `WARP_S` late at
 //! most), and [`Walked::slowed`] says how much of the path's speed it made. A trot
 //! arriving finishes in the crawl. The angles come from the legs' closed-form inverse
-//! kinematics (`robot::legs`), within the joints' limits. Nothing here feels the floor:
+//! kinematics (`robot::legs`), within the joints' limits but not their speed: a swing's
+//! first rows ask a knee up to 3–5 times its speed on the ERS-7 and 6–9 times on the
+//! ERS-210, whose leg joints are half as fast, and the written motion (as every motion,
+//! `keyframes`) slows them, so a swing lifts later and lower than reckoned here.
+//! Slowing the styles' cycles to the legs' speed was tried, and lost the long walks
+//! more than it gained. Nothing here feels the floor:
 //! where the body really goes is the simulation's to say, and a walk may steer by it
 //! ([`Felt`]).
 
