@@ -25,8 +25,8 @@
 //! arriving finishes in the crawl. The angles come from the legs' closed-form inverse
 //! kinematics (`robot::legs`), within the joints' limits but not their speed: a swing's
 //! first rows ask a knee up to 3–5 times its speed on the ERS-7 and 6–9 times on the
-//! ERS-210, whose leg joints are half as fast, and the written motion (as every motion,
-//! `keyframes`) slows them, so a swing lifts later and lower than reckoned here.
+//! ERS-210, whose leg joints are half as fast. The written motion slows them to their
+//! speed (`keyframes`), so a swing lifts later and lower than reckoned here.
 //! Slowing the styles' cycles to the legs' speed was tried, and lost the long walks
 //! more than it gained. Nothing here feels the floor:
 //! where the body really goes is the simulation's to say, and a walk may steer by it
