@@ -678,6 +678,18 @@ mod tests {
     }
 
     #[test]
+    fn only_a_walk_facing_away_walks_on_longer_and_never_without_end() {
+        // Swaying about the path's heading, the usual catch-up; facing away, the time the
+        // turn takes at the allowed rate; however far away (or not a number), bounded.
+        assert_eq!(catch_up_s(0.9), CATCH_UP_S);
+        assert_eq!(catch_up_s(-0.9), CATCH_UP_S);
+        assert!((catch_up_s(-2.0) - (CATCH_UP_S + 2.0 / TURN_CATCH_UP_RAD_S)).abs() < 1e-12);
+        assert_eq!(catch_up_s(1e9), CATCH_UP_S + TURN_CATCH_UP_MAX_S);
+        assert_eq!(catch_up_s(f64::INFINITY), CATCH_UP_S + TURN_CATCH_UP_MAX_S);
+        assert_eq!(catch_up_s(f64::NAN), CATCH_UP_S);
+    }
+
+    #[test]
     fn a_walk_left_turns_behind_a_spinning_performer_turns_on_until_it_faces_their_end() {
         // The performer crosses 300 mm spinning round twice in 6 s, far faster than a trot
         // turns; on this floor the body turns half of what the strides reckon. By the
