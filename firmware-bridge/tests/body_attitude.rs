@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{acks, encode};
+use common::{acks, Host};
 use firmware_bridge::bridge::OutputKind;
 use firmware_bridge::message::{ack, id, Angles, Message, StreamFrame};
 use firmware_bridge::{Bridge, Config, Model, PROTOCOL_VERSION};
@@ -15,12 +15,8 @@ fn a_frames_body_attitude_comes_out_with_its_poses_and_goes_when_the_ramp_moves_
     let model = Model::find("ERS-7").unwrap();
     let stand = model.posture("stand").unwrap().angles;
     let mut bridge = Bridge::new(model, Config::default(), stand);
-    let mut seq = 0;
-    let mut send = |bridge: &mut Bridge, m: &Message<'_>| {
-        seq += 1;
-        bridge.receive(&encode(seq, m), &mut |_| {});
-    };
-    send(
+    let mut host = Host::default();
+    host.send(
         &mut bridge,
         &Message::StreamStart {
             stream: 1,
@@ -30,7 +26,7 @@ fn a_frames_body_attitude_comes_out_with_its_poses_and_goes_when_the_ramp_moves_
     // Four frames: the second says nothing of the body, the last ends the stream.
     let bodies = [Some([10, -20]), None, Some([30, 40]), Some([-50, 60])];
     for (k, body) in bodies.iter().enumerate() {
-        send(
+        host.send(
             &mut bridge,
             &Message::Frame(StreamFrame {
                 tick: 2 * k as u32,
@@ -69,7 +65,7 @@ fn a_frames_body_attitude_comes_out_with_its_poses_and_goes_when_the_ramp_moves_
     assert!(held_after.iter().all(|b| *b == Some([-50, 60])));
 
     // STOP: held, then the ramp to rest moves the servos, and the attitude is gone.
-    send(&mut bridge, &Message::Stop);
+    host.send(&mut bridge, &Message::Stop);
     let mut ramped = Vec::new();
     for _ in 0..2000 {
         let out = bridge.tick(&mut |_| {});
@@ -82,22 +78,14 @@ fn a_frames_body_attitude_comes_out_with_its_poses_and_goes_when_the_ramp_moves_
 }
 
 /// Sends a message to the bridge; the acknowledgements it answered.
-type Send<'a> = dyn FnMut(&mut Bridge, &Message<'_>) -> Vec<(u8, u8)> + 'a;
-
 #[test]
 fn an_uploaded_motion_says_its_keyframes_attitude_by_sonys_rule_and_a_mixed_one_is_refused() {
     let model = Model::find("ERS-7").unwrap();
     let stand = Angles::from_slice(model.posture("stand").unwrap().angles).unwrap();
     let mut bridge = Bridge::new(model, Config::default(), stand.as_slice());
-    let mut seq = 0;
-    let mut send = |bridge: &mut Bridge, m: &Message<'_>| {
-        seq += 1;
-        let mut replies = Vec::new();
-        bridge.receive(&encode(seq, m), &mut |r| replies.extend_from_slice(r));
-        acks(&replies)
-    };
-    let upload = |bridge: &mut Bridge, send: &mut Send, bodies: [Option<[i32; 2]>; 2]| {
-        send(
+    let mut host = Host::default();
+    let upload = |bridge: &mut Bridge, host: &mut Host, bodies: [Option<[i32; 2]>; 2]| {
+        host.send(
             bridge,
             &Message::UploadBegin {
                 name: b"lean",
@@ -106,7 +94,7 @@ fn an_uploaded_motion_says_its_keyframes_attitude_by_sonys_rule_and_a_mixed_one_
             },
         );
         for (i, body) in bodies.into_iter().enumerate() {
-            send(
+            host.send(
                 bridge,
                 &Message::UploadKeyframe {
                     index: i as u16,
@@ -116,19 +104,19 @@ fn an_uploaded_motion_says_its_keyframes_attitude_by_sonys_rule_and_a_mixed_one_
                 },
             );
         }
-        send(bridge, &Message::UploadEnd { keyframes: 2 })
+        acks(&host.send(bridge, &Message::UploadEnd { keyframes: 2 }))
     };
     // One keyframe says the body, the other not: the upload cannot complete.
-    let answer = upload(&mut bridge, &mut send, [Some([0, 0]), None]);
+    let answer = upload(&mut bridge, &mut host, [Some([0, 0]), None]);
     assert_eq!(answer, vec![(id::UPLOAD_END, ack::INCOMPLETE)]);
     // Both say it: played by Sony's rule, 2n + 1 in-between frames, then the last.
     let answer = upload(
         &mut bridge,
-        &mut send,
+        &mut host,
         [Some([0, 100_000]), Some([-80_000, 180_000])],
     );
     assert_eq!(answer, vec![(id::UPLOAD_END, ack::OK)]);
-    send(
+    host.send(
         &mut bridge,
         &Message::Play {
             name: b"lean",

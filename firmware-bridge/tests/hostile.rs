@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{acks, encode};
+use common::{acks, encode, Host};
 use firmware_bridge::bridge::{LIMIT_SLACK_URAD, STEP_SLACK_URAD};
 use firmware_bridge::message::{ack, Angles, Message};
 use firmware_bridge::wire::{self, Decoder, MAX_ENCODED};
@@ -159,15 +159,9 @@ fn uploads_are_bounded_in_size_and_number() {
     let decode_acks = |bytes: &[u8], codes: &mut Vec<u8>| {
         codes.extend(acks(bytes).into_iter().map(|(_, code)| code));
     };
-    let mut seq = 0;
-    let mut send = |b: &mut Bridge, msg: &Message<'_>| {
-        seq += 1;
-        let mut out = Vec::new();
-        b.receive(&encode(seq, msg), &mut |r| out.extend_from_slice(r));
-        out
-    };
+    let mut host = Host::default();
     // Too many keyframes: refused before anything is allocated.
-    let r = send(
+    let r = host.send(
         &mut b,
         &Message::UploadBegin {
             name: b"big",
@@ -178,7 +172,7 @@ fn uploads_are_bounded_in_size_and_number() {
     decode_acks(&r, &mut codes);
     // Three motions into two slots: the oldest goes.
     for name in [&b"one"[..], b"two", b"three"] {
-        let r = send(
+        let r = host.send(
             &mut b,
             &Message::UploadBegin {
                 name,
@@ -188,7 +182,7 @@ fn uploads_are_bounded_in_size_and_number() {
         );
         decode_acks(&r, &mut codes);
         for i in 0..2 {
-            send(
+            host.send(
                 &mut b,
                 &Message::UploadKeyframe {
                     index: i,
@@ -198,11 +192,11 @@ fn uploads_are_bounded_in_size_and_number() {
                 },
             );
         }
-        let r = send(&mut b, &Message::UploadEnd { keyframes: 2 });
+        let r = host.send(&mut b, &Message::UploadEnd { keyframes: 2 });
         decode_acks(&r, &mut codes);
     }
     // A keyframe lost on the way: the upload is refused as incomplete.
-    let r = send(
+    let r = host.send(
         &mut b,
         &Message::UploadBegin {
             name: b"gap",
@@ -211,7 +205,7 @@ fn uploads_are_bounded_in_size_and_number() {
         },
     );
     decode_acks(&r, &mut codes);
-    send(
+    host.send(
         &mut b,
         &Message::UploadKeyframe {
             index: 1,
@@ -220,10 +214,10 @@ fn uploads_are_bounded_in_size_and_number() {
             body: None,
         },
     );
-    let r = send(&mut b, &Message::UploadEnd { keyframes: 2 });
+    let r = host.send(&mut b, &Message::UploadEnd { keyframes: 2 });
     decode_acks(&r, &mut codes);
     for name in [&b"one"[..], b"two", b"three", b"gap"] {
-        let r = send(&mut b, &Message::Play { name, loops: 1 });
+        let r = host.send(&mut b, &Message::Play { name, loops: 1 });
         decode_acks(&r, &mut codes);
     }
     assert_eq!(
@@ -311,12 +305,8 @@ fn a_stored_motion_that_starts_past_a_limit_is_eased_to_the_limit_and_played() {
         .position(|j| !j.binary && j.max_step > 0)
         .unwrap();
     past.as_mut_slice()[joint] = m.joints[joint].max + 1_000_000;
-    let mut seq = 0;
-    let mut send = |b: &mut Bridge, msg: &Message<'_>| {
-        seq += 1;
-        b.receive(&encode(seq, msg), &mut |_| {});
-    };
-    send(
+    let mut host = Host::default();
+    host.send(
         &mut b,
         &Message::UploadBegin {
             name: b"past",
@@ -325,7 +315,7 @@ fn a_stored_motion_that_starts_past_a_limit_is_eased_to_the_limit_and_played() {
         },
     );
     for index in 0..2 {
-        send(
+        host.send(
             &mut b,
             &Message::UploadKeyframe {
                 index,
@@ -335,8 +325,8 @@ fn a_stored_motion_that_starts_past_a_limit_is_eased_to_the_limit_and_played() {
             },
         );
     }
-    send(&mut b, &Message::UploadEnd { keyframes: 2 });
-    send(
+    host.send(&mut b, &Message::UploadEnd { keyframes: 2 });
+    host.send(
         &mut b,
         &Message::Play {
             name: b"past",

@@ -2,6 +2,23 @@
 
 use firmware_bridge::message::Message;
 use firmware_bridge::wire::{self, MAX_ENCODED};
+use firmware_bridge::Bridge;
+
+/// A host that numbers the unsigned frames it sends a bridge.
+#[derive(Debug, Default)]
+pub struct Host {
+    seq: u16,
+}
+
+impl Host {
+    /// Sends `m` to `bridge` as the next frame; what the bridge replied, as bytes.
+    pub fn send(&mut self, bridge: &mut Bridge, m: &Message<'_>) -> Vec<u8> {
+        self.seq = self.seq.wrapping_add(1);
+        let mut replies = Vec::new();
+        bridge.receive(&encode(self.seq, m), &mut |r| replies.extend_from_slice(r));
+        replies
+    }
+}
 
 /// `m` as an unsigned frame on the wire, numbered `seq`.
 pub fn encode(seq: u16, m: &Message<'_>) -> Vec<u8> {
