@@ -62,6 +62,11 @@ pub struct Config {
     pub max_keyframes: u16,
 }
 
+/// The ramps' share of a joint's top speed by default (a quarter): the watchdog's ramp to
+/// rest and a stored motion's way in. A host easing a stream in goes as fast (it cannot
+/// ask a bridge for its own setting).
+pub const DEFAULT_RAMP_DIVISOR: u32 = 4;
+
 impl Default for Config {
     fn default() -> Self {
         Config {
@@ -71,7 +76,7 @@ impl Default for Config {
             buffer_frames: 16,
             latency_ticks: 6,
             hold_ticks: 63,
-            ramp_divisor: 4,
+            ramp_divisor: DEFAULT_RAMP_DIVISOR,
             motion_slots: 8,
             max_keyframes: 4096,
         }

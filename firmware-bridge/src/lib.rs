@@ -26,7 +26,7 @@ pub mod wire;
 #[cfg(feature = "sim")]
 pub mod sim;
 
-pub use bridge::{Bridge, Config, Output, OutputKind, State};
+pub use bridge::{Bridge, Config, Output, OutputKind, State, DEFAULT_RAMP_DIVISOR};
 pub use message::Counters;
 pub use model::{JointSpec, Model, PostureSpec, MODELS};
 pub use sign::Key;

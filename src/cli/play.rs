@@ -221,7 +221,7 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
     if report.lead_in_ticks > 0 {
         tracing::info!(
             "eased from where the robot stood into the motion's first pose over {:.2} s (a quarter of joint speed)",
-            report.lead_in_ticks as f64 * 0.008
+            (report.lead_in_ticks * aibo_motion::mtn::DENSE_FRAME_MS) as f64 / 1000.0
         );
     }
     if args.stats {

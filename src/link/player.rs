@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use firmware_bridge::message::{ack, Angles, Message, Status, StreamFrame};
-use firmware_bridge::{Counters, Key, State};
+use firmware_bridge::{Counters, Key, State, DEFAULT_RAMP_DIVISOR};
 use tokio::sync::mpsc;
 
 use super::client::{ack_text, BridgeInfo, BridgeJoint, Client, Reply};
@@ -241,9 +241,9 @@ pub struct Progress {
 /// The longest way in, 8 ms ticks (10 s).
 const LEAD_IN_MAX_TICKS: u64 = 1250;
 
-/// The way in: from where the bridge holds the servos to the motion's first pose, at a
-/// quarter of each joint's speed (as the watchdog's ramp and a stored motion's way in
-/// go), so that a motion starting elsewhere (sitting, for a robot that stands) is not
+/// The way in: from where the bridge holds the servos to the motion's first pose, at
+/// the bridge's default ramp speed ([`DEFAULT_RAMP_DIVISOR`]: a quarter of each joint's
+/// speed, as the watchdog's ramp and a stored motion's way in go), so that a motion starting elsewhere (sitting, for a robot that stands) is not
 /// jumped into at full speed. None is needed where every joint is within one such step
 /// of it.
 #[derive(Debug, Clone, PartialEq)]
@@ -283,9 +283,9 @@ impl LeadIn {
                 continue;
             }
             let d = u64::from(a.abs_diff(b));
-            let quarter = u64::from(joint.max_step / 4).max(1);
-            if d > quarter {
-                ticks = ticks.max(d.div_ceil(quarter));
+            let step = u64::from(joint.max_step / DEFAULT_RAMP_DIVISOR).max(1);
+            if d > step {
+                ticks = ticks.max(d.div_ceil(step));
             }
         }
         (ticks > 0).then(|| LeadIn {
