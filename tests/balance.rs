@@ -883,6 +883,30 @@ fn a_sit_that_leaves_the_body_attitude_out_ends_tipping_in_every_judge() {
 }
 
 #[test]
+fn a_robot_that_sits_is_eased_up_into_a_standing_motion_without_a_fall() {
+    // The robot sits; the motion stands, level. The stream eases it up first. Its body
+    // attitude goes from the sit's pitch to the stand's along the way: carried level
+    // from the first tick, the ERS-220 still sitting was judged 35° off what it meant,
+    // and the server said it fell at 1.12 s (Sony's stand-to-sit, played so).
+    let stand = on(
+        "ERS-220",
+        "a_stand#stand_hold",
+        &[Pose {
+            posture: "stand",
+            set: &[],
+        }],
+        30,
+    );
+    let (_dir, file) = written(&stand, "stand.mtn");
+    let log = common::played_on_the_physics_server_from(&file, "ERS-220", "sit", "stream");
+    assert!(
+        log.contains("physics: the servos move a simulated body"),
+        "{log}"
+    );
+    assert!(!log.contains("physics: the robot fell"), "{log}");
+}
+
+#[test]
 #[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
 fn sonys_posture_changes_streamed_to_the_joint_server_stay_up_as_simulate_says() {
     // Midway from a stand to a sit or a sleep, the nearest standard posture is the sit

@@ -59,6 +59,72 @@ fn play_and_upload_refuse_a_motion_that_tips_and_send_it_with_force() {
 }
 
 #[test]
+fn play_refuses_a_way_in_that_tips_before_anything_moves_and_goes_with_force() {
+    // The README's example cut where its paw is highest: a pose that stands by itself
+    // (`check --balance` passes it). Reached from the stand along the straight line
+    // the bridge eases in by, the waving paw is dragged forward along the floor while
+    // it carries weight, and the simulation has the robot go over onto its elbow
+    // (the static test, frame by frame on four paws, finds no tip: the simulation is
+    // the judge that sees it). `play` tests the way in once the robot has said where it
+    // stands, and refuses it before anything moves.
+    use aibo_motion::mtn;
+    use aibo_motion::robot::profile::Profile;
+    let dir = tempfile::tempdir().unwrap();
+    let kept = example(dir.path(), "ERS-7", "on");
+    let motion = mtn::decode(&std::fs::read(&kept).unwrap()).unwrap().motion;
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let stances = aibo_motion::stability::statics::stances(&motion, &profile).unwrap();
+    let up: Vec<usize> = (0..stances.len())
+        .filter(|&i| !stances[i].standing_on.iter().any(|p| p == "rf paw"))
+        .collect();
+    assert!(up.len() > 100, "the example waves its right front paw");
+    let pose = mtn::dense_frame_at(&motion, up[up.len() / 2] as u64).unwrap();
+    let held = |frames_before| mtn::Keyframe {
+        frames_before,
+        roll: pose.body[0],
+        pitch: pose.body[1],
+        yaw: 0,
+        joints: pose.joints.clone(),
+    };
+    let cut = mtn::Motion {
+        keyframes: vec![held(0), held(30)],
+        ..motion.clone()
+    };
+    let file = dir.path().join("mid-wave.mtn");
+    std::fs::write(&file, mtn::encode(&cut).unwrap()).unwrap();
+    let arg = file.to_str().unwrap();
+    let alone = common::run(&["check", "--balance", arg]);
+    assert_eq!(alone.status.code(), Some(0), "{}", common::stdout(&alone));
+
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let play = common::run(&["play", arg, "--tcp", &server.address]);
+    let stderr = common::stderr(&play);
+    assert_eq!(play.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("on the way in from where the robot stands")
+            && stderr.contains("in the simulation, falls at")
+            && stderr.contains("nothing was sent to the robot")
+            && stderr.contains("--force"),
+        "{stderr}"
+    );
+    let upload = common::run(&["play", arg, "--tcp", &server.address, "--mode", "upload"]);
+    assert_eq!(upload.status.code(), Some(2), "{}", common::stderr(&upload));
+    let (_, _, rows) = server.stop();
+    assert!(rows.is_empty(), "the refused way in moved the robot");
+
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let out = common::run(&["play", arg, "--tcp", &server.address, "--force"]);
+    let stderr = common::stderr(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("on the way in") && stderr.contains("as --force asks"),
+        "{stderr}"
+    );
+    let (_, _, rows) = server.stop();
+    assert!(!rows.is_empty(), "forced, the way in and the motion played");
+}
+
+#[test]
 #[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
 fn stick_add_refuses_a_motion_that_tips_and_adds_it_with_force() {
     let dir = tempfile::tempdir().unwrap();

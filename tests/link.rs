@@ -685,6 +685,85 @@ fn a_motion_that_starts_elsewhere_is_eased_into_at_a_quarter_of_joint_speed() {
 }
 
 #[test]
+fn a_way_in_the_check_refuses_moves_nothing_and_is_the_way_a_play_goes() {
+    // The robot stands; the motion starts sitting, pitched as Sony's sit. Before
+    // anything moves, the play hands the way in to its check: from the bridge's pose and
+    // the stand's body pitch, along a straight line, to the first pose and its pitch.
+    // Refused, neither mode sends a frame or a keyframe.
+    let model = Model::find("ERS-7").unwrap();
+    let sit = model.posture("sit").unwrap().angles.to_vec();
+    let profile = aibo_motion::robot::profile::Profile::builtin("ERS-7").unwrap();
+    let pitch = |posture: &str| (profile.postures[posture].body_pitch * 1e6).round() as i32;
+    let sit_pitch = pitch("sit");
+    assert!(sit_pitch.abs() > 100_000, "the sit is pitched: {sit_pitch}");
+    let mut motion = ers7_motion();
+    motion.name = "a_sit#sit_link".into();
+    motion.keyframes.truncate(2);
+    for k in &mut motion.keyframes {
+        k.joints = sit.clone();
+        k.pitch = sit_pitch;
+        k.roll = 0;
+    }
+    let mut accepted_ticks = None;
+    for mode in [Mode::Stream, Mode::Upload] {
+        for refuse in [true, false] {
+            let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+            let mut opts = options(Endpoint::Tcp(server.address.clone()), mode);
+            let asked: Arc<Mutex<Vec<mtn::Motion>>> = Arc::default();
+            let seen = asked.clone();
+            opts.way_in_check = Some(link::WayInCheck(Arc::new(move |way: &mtn::Motion| {
+                seen.lock().unwrap().push(way.clone());
+                if refuse {
+                    Err("refused by the test".into())
+                } else {
+                    Ok(())
+                }
+            })));
+            let played = link::play(&motion, &opts, &mut |_| {});
+            let (bridge, _, rows) = server.stop();
+            let asked = asked.lock().unwrap();
+            assert_eq!(asked.len(), 1, "{mode:?}: asked once");
+            let way = &asked[0].keyframes;
+            assert_eq!(way.len(), 2, "{mode:?}");
+            assert_eq!(way[0].joints, stand(), "{mode:?}: from the bridge's pose");
+            assert_eq!(
+                (way[0].roll, way[0].pitch),
+                (0, pitch("stand")),
+                "{mode:?}: as the stand means"
+            );
+            assert_eq!(way[1].joints, sit, "{mode:?}: to the first pose");
+            assert_eq!((way[1].roll, way[1].pitch), (0, sit_pitch), "{mode:?}");
+            if refuse {
+                let err = played.expect_err("refused");
+                assert!(matches!(err, link::LinkError::WayIn(_)), "{mode:?}: {err}");
+                assert_eq!(err.to_string(), "refused by the test");
+                assert!(
+                    poses(&rows).iter().all(|p| *p == stand()),
+                    "{mode:?}: moved"
+                );
+                assert_eq!(bridge.counters().played, 0, "{mode:?}");
+            } else {
+                let report = played.expect("the play completes");
+                assert_eq!(report.ending, Ending::Completed, "{mode:?}");
+                if mode == Mode::Stream {
+                    accepted_ticks =
+                        Some((report.lead_in_ticks, u64::from(way[1].frames_before) * 16));
+                }
+            }
+        }
+    }
+    // The way asked about takes as long as the stream's: its ticks and the step from
+    // the last of them to the first pose (to the 16 ms of a keyframe's frame).
+    let (ticks, way_ms) = accepted_ticks.expect("streamed");
+    assert!(ticks > 0);
+    let streamed_ms = (ticks + 1) * mtn::DENSE_FRAME_MS;
+    assert!(
+        way_ms >= streamed_ms && way_ms < streamed_ms + 16,
+        "{way_ms} ms for {ticks} ticks"
+    );
+}
+
+#[test]
 fn the_guard_never_applies_out_of_limit_or_too_fast_frames() {
     let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
     let model = Model::find("ERS-7").unwrap();

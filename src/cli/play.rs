@@ -59,7 +59,8 @@ pub struct LinkArgs {
     #[arg(long, value_name = "FILE")]
     pub key: Option<PathBuf>,
     /// Send the motion even when it was made for another model than the robot's, or when
-    /// `check --balance` says it tips for longer than 100 ms or falls in the simulation.
+    /// `check --balance` says it (or the way into it from where the robot stands) tips
+    /// for longer than 100 ms or falls in the simulation.
     #[arg(long)]
     pub force: bool,
 }
@@ -73,7 +74,9 @@ pub struct LinkArgs {
 /// side (firmware-bridge) never applies an angle past a limit or a step faster than the
 /// joint can move, whatever it receives. A motion that starts away from where the robot
 /// stands (sitting, say) is eased into first, at a quarter of each joint's speed,
-/// streamed or stored.
+/// streamed or stored; that way in, from the pose the robot reports, is tested for
+/// balance as the motion is, and refused before anything moves if it tips (unless
+/// --force).
 /// Ctrl-C stops the motion: the robot holds, then goes to its rest posture. A dropped
 /// link is retried for a few seconds and the stream resumes at the frame then due.
 ///
@@ -213,6 +216,11 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
                 motion = scaled;
             }
             before_sending(&motion, file, args.link.force, "sent to the robot")?;
+            // The way in from where the robot stands is tested once the bridge says
+            // where that is.
+            if let Some(profile) = Profile::for_design_label(&motion.design_label) {
+                opts.way_in_check = Some(super::gate::way_in_check(profile, file, args.link.force));
+            }
             opts.name = store_name(args.name.as_deref(), file);
             link::play(&motion, &opts, &mut |p| bar.show(p)).map_err(anyhow::Error::from)?
         }

@@ -12,7 +12,7 @@ pub mod transport;
 pub mod upload;
 
 pub use client::{BridgeInfo, Client, Reply};
-pub use player::{play, Ending, Mode, PlayOptions, PlayReport, Progress};
+pub use player::{play, Ending, Mode, PlayOptions, PlayReport, Progress, WayInCheck};
 pub use transport::Endpoint;
 pub use upload::{play_named, upload};
 
@@ -54,6 +54,10 @@ pub enum LinkError {
     Refused(String),
     #[error("{0}")]
     Mismatch(String),
+    /// The way in from where the robot stands was refused (`PlayOptions::way_in_check`):
+    /// nothing was sent.
+    #[error("{0}")]
+    WayIn(String),
 }
 
 #[cfg(test)]

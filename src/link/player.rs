@@ -54,6 +54,24 @@ pub struct PlayOptions {
     pub interrupt: Arc<AtomicBool>,
     /// Ctrl-C sets `interrupt` (for the command line; tests leave SIGINT alone).
     pub catch_ctrl_c: bool,
+    /// Asked, before anything moves, of the way in from where the robot stands to the
+    /// motion's first pose (played, streamed or stored); none: not asked.
+    pub way_in_check: Option<WayInCheck>,
+}
+
+/// What a play asks of its way in before anything moves: given the way in as a motion
+/// (see [`way_in`]), `Err(why)` stops the play there, the robot untouched (`play`'s
+/// gate: it tests the way in for balance as it tests the motion).
+#[derive(Clone)]
+pub struct WayInCheck(pub Arc<WayInJudge>);
+
+/// The judge a [`WayInCheck`] holds: the way in as a motion, `Err(why)` to stop.
+pub type WayInJudge = dyn Fn(&Motion) -> Result<(), String> + Send + Sync;
+
+impl std::fmt::Debug for WayInCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("WayInCheck")
+    }
 }
 
 impl PlayOptions {
@@ -69,6 +87,7 @@ impl PlayOptions {
             connect_timeout: Duration::from_secs(2),
             interrupt: Arc::new(AtomicBool::new(false)),
             catch_ctrl_c: false,
+            way_in_check: None,
         }
     }
 }
@@ -243,15 +262,20 @@ const LEAD_IN_MAX_TICKS: u64 = 1250;
 
 /// The way in: from where the bridge holds the servos to the motion's first pose, at
 /// the bridge's default ramp speed ([`DEFAULT_RAMP_DIVISOR`]: a quarter of each joint's
-/// speed, as the watchdog's ramp and a stored motion's way in go), so that a motion starting elsewhere (sitting, for a robot that stands) is not
-/// jumped into at full speed. None is needed where every joint is within one such step
-/// of it.
+/// speed, as the watchdog's ramp and a stored motion's way in go), so that a motion
+/// starting elsewhere (sitting, for a robot that stands) is not jumped into at full
+/// speed. None is needed where every joint is within one such step of it. The body's
+/// attitude goes the same way: from what the robot's pose means (its nearest standard
+/// posture's pitch, as the static test reads a pose without one) to the motion's first,
+/// so that a robot sitting up into a stand is not judged against the stand's level
+/// attitude while it still sits.
 #[derive(Debug, Clone, PartialEq)]
 struct LeadIn {
     from: Vec<i32>,
     to: Vec<i32>,
-    /// The body attitude the motion starts with, for the way in too.
-    body: [i32; 2],
+    /// The body's roll and pitch where the way in starts and ends, µrad.
+    from_body: [i32; 2],
+    to_body: [i32; 2],
     /// 8 ms ticks of the way in, before the motion's first.
     ticks: u64,
 }
@@ -288,34 +312,81 @@ impl LeadIn {
                 ticks = ticks.max(d.div_ceil(step));
             }
         }
+        let to_body = [first.body[0], first.body[1]];
         (ticks > 0).then(|| LeadIn {
+            from_body: meant_by(&from, motion).unwrap_or(to_body),
             from,
             to: first.joints.clone(),
-            body: [first.body[0], first.body[1]],
+            to_body,
             // However slow a bridge says its joints are, the way in ends (the guard
             // holds each step to the joint's speed regardless).
             ticks: ticks.min(LEAD_IN_MAX_TICKS),
         })
     }
 
-    /// The pose at tick `i` of the way in (`i` < `ticks`): `(i + 1) / (ticks + 1)` of
-    /// the way, so that the motion's first pose is the next step; a binary output keeps
-    /// its state until the motion changes it.
-    fn pose(&self, i: u64, joints: &[BridgeJoint]) -> Vec<i32> {
-        let share = (i + 1) as f64 / (self.ticks + 1) as f64;
-        self.from
+    /// The share of the way at tick `i` of it (`i` < `ticks`): `(i + 1) / (ticks + 1)`,
+    /// so that the motion's first pose is the next step.
+    fn share(&self, i: u64) -> f64 {
+        (i + 1) as f64 / (self.ticks + 1) as f64
+    }
+
+    /// The pose and body attitude at tick `i` of the way in (`i` < `ticks`); a binary
+    /// output keeps its state until the motion changes it.
+    fn pose(&self, i: u64, joints: &[BridgeJoint]) -> (Vec<i32>, [i32; 2]) {
+        let share = self.share(i);
+        let between =
+            |a: i32, b: i32| (f64::from(a) + share * (f64::from(b) - f64::from(a))).round() as i32;
+        let pose = self
+            .from
             .iter()
             .zip(&self.to)
             .zip(joints)
-            .map(|((&a, &b), joint)| {
-                if joint.binary {
-                    a
-                } else {
-                    (f64::from(a) + share * (f64::from(b) - f64::from(a))).round() as i32
-                }
-            })
-            .collect()
+            .map(|((&a, &b), joint)| if joint.binary { a } else { between(a, b) })
+            .collect();
+        (
+            pose,
+            [0, 1].map(|k| between(self.from_body[k], self.to_body[k])),
+        )
     }
+
+    /// The way in as a motion of `motion`'s layout: from where the robot stands to the
+    /// first pose, along the same straight line over the same time (to the 16 ms of a
+    /// keyframe), for the gate's judges.
+    fn as_motion(&self, motion: &Motion) -> Motion {
+        let yaw = motion.keyframes.first().map_or(0, |k| k.yaw);
+        let keyframe = |frames_before: u32, joints: &[i32], body: [i32; 2]| mtn::Keyframe {
+            frames_before,
+            roll: body[0],
+            pitch: body[1],
+            yaw,
+            joints: joints.to_vec(),
+        };
+        let frames = u32::try_from((self.ticks + 1).div_ceil(2)).unwrap_or(u32::MAX);
+        Motion {
+            keyframes: vec![
+                keyframe(0, &self.from, self.from_body),
+                keyframe(frames, &self.to, self.to_body),
+            ],
+            ..motion.clone()
+        }
+    }
+}
+
+/// The body's roll and pitch (µrad) that `pose` (µrad, in `motion`'s columns) means
+/// without an attitude: level, pitched as its nearest standard posture (as the static
+/// test and the joint server read such a pose); `None` for a model without a profile.
+fn meant_by(pose: &[i32], motion: &Motion) -> Option<[i32; 2]> {
+    use crate::stability::{body::Body, Columns};
+    let profile = crate::robot::profile::Profile::for_design_label(&motion.design_label)?;
+    let body = Body::of(&profile).ok()?;
+    let frame = mtn::DenseFrame {
+        index: 0,
+        body: [0; 3],
+        joints: pose.to_vec(),
+    };
+    let angles = Columns::of(motion, &profile).angles(&profile, &frame);
+    let pitch = body.nearest_posture(&angles).pitch;
+    Some([0, (pitch * 1e6).round() as i32])
 }
 
 /// What a stream plays: the way in (if any), then `loops` passes over the motion
@@ -343,7 +414,7 @@ impl Played<'_> {
         }
         let lead = self.lead.map_or(0, |l| l.ticks);
         match self.lead {
-            Some(l) if i < lead => Some((l.pose(i, self.joints), l.body)),
+            Some(l) if i < lead => Some(l.pose(i, self.joints)),
             _ => {
                 let f = mtn::dense_frame_at(self.motion, (i - lead) % self.pass)?;
                 Some((f.joints, [f.body[0], f.body[1]]))
@@ -379,6 +450,8 @@ pub fn play(
         match opts.mode {
             Mode::Stream => stream(motion, opts, client, info, progress).await,
             Mode::Upload => {
+                // The bridge eases into a stored motion as a stream is eased into.
+                way_in(&mut client, motion, opts, &info).await?;
                 upload_motion(&mut client, motion, &opts.name, &info).await?;
                 let frames = mtn::dense_frame_count(motion);
                 play_stored(&mut client, frames, opts, info, progress).await
@@ -541,6 +614,24 @@ fn spawn_pacer(schedule: Schedule, frames: u64) -> mpsc::UnboundedReceiver<(u64,
     rx
 }
 
+/// Where the bridge holds the servos now, and the way from there into `motion`, asked
+/// of `opts.way_in_check` before anything moves.
+async fn way_in(
+    client: &mut Client,
+    motion: &Motion,
+    opts: &PlayOptions,
+    info: &BridgeInfo,
+) -> Result<(Option<Status>, Option<LeadIn>), LinkError> {
+    let before = client.status(opts.connect_timeout).await?;
+    let lead = before
+        .as_ref()
+        .and_then(|s| LeadIn::of(s.applied.as_slice(), motion, &info.joints));
+    if let (Some(lead), Some(check)) = (&lead, &opts.way_in_check) {
+        (check.0)(&lead.as_motion(motion)).map_err(LinkError::WayIn)?;
+    }
+    Ok((before, lead))
+}
+
 async fn stream(
     motion: &Motion,
     opts: &PlayOptions,
@@ -553,8 +644,7 @@ async fn stream(
     if pass == 0 {
         return Ok(PlayReport::new(info.clone(), 0, 0));
     }
-    let before = client.status(opts.connect_timeout).await?;
-    let lead = before.and_then(|s| LeadIn::of(s.applied.as_slice(), motion, &info.joints));
+    let (before, lead) = way_in(&mut client, motion, opts, &info).await?;
     let played = Played {
         motion,
         pass,
@@ -811,7 +901,7 @@ mod tests {
         assert_eq!(lead.ticks, 80);
         let mut was = 0;
         for i in 0..lead.ticks {
-            let now = lead.pose(i, &joints)[0];
+            let now = lead.pose(i, &joints).0[0];
             assert!(now.abs_diff(was) <= 5_000, "tick {i}: {was} to {now}");
             was = now;
         }
@@ -820,8 +910,71 @@ mod tests {
         // still gives a way in of at most 10 s.
         let lead = LeadIn::of(&[i32::MIN, 0], &motion, &joints).unwrap();
         assert_eq!(lead.ticks, 1_400_000 / 5_000);
-        assert!(lead.pose(0, &joints)[0].abs_diff(-1_000_000) <= 5_000);
+        assert!(lead.pose(0, &joints).0[0].abs_diff(-1_000_000) <= 5_000);
         let lead = LeadIn::of(&[0, 0], &motion, &[joint(1), joint(1)]).unwrap();
         assert_eq!(lead.ticks, LEAD_IN_MAX_TICKS);
+    }
+
+    #[test]
+    fn the_way_in_carries_the_body_from_the_pitch_its_posture_means_to_the_motions() {
+        // An ERS-7 lying down (Sony's sleep, pitched as the profile says), into a motion
+        // that starts standing, rolled and pitched a little as its file says: the body's
+        // roll and pitch go straight from the sleep's to the file's, step by step as the
+        // joints do.
+        let profile = crate::robot::profile::Profile::builtin("ERS-7").unwrap();
+        let urad = |posture: &str| -> Vec<i32> {
+            profile.postures[posture]
+                .joints
+                .iter()
+                .map(|&r| (r * 1e6).round() as i32)
+                .collect()
+        };
+        let mut motion = starting_at(urad("stand"));
+        motion.locators = profile.joints.iter().map(|j| j.locator.clone()).collect();
+        motion.keyframes[0].roll = 50_000;
+        motion.keyframes[0].pitch = 30_000;
+        // (Within ±π: the sleep's legs reach past the ±1 rad the other test's joints allow.)
+        let joints: Vec<BridgeJoint> = profile
+            .joints
+            .iter()
+            .map(|_| BridgeJoint {
+                min: -3_141_593,
+                max: 3_141_593,
+                ..joint(20_000)
+            })
+            .collect();
+        let lead = LeadIn::of(&urad("sleep"), &motion, &joints).unwrap();
+        let sleep_pitch = (profile.postures["sleep"].body_pitch * 1e6).round() as i32;
+        assert_eq!(lead.from_body, [0, sleep_pitch]);
+        assert_eq!(lead.to_body, [50_000, 30_000]);
+        let step = |from: i32, to: i32| (f64::from(to - from) / (lead.ticks + 1) as f64).abs();
+        let mut was = lead.from_body;
+        for i in 0..lead.ticks {
+            let body = lead.pose(i, &joints).1;
+            for k in 0..2 {
+                let d = f64::from(body[k] - was[k]);
+                assert!(
+                    d.abs() <= step(lead.from_body[k], lead.to_body[k]) + 1.0,
+                    "tick {i}"
+                );
+                assert!(
+                    d * f64::from(lead.to_body[k] - lead.from_body[k]) >= 0.0,
+                    "tick {i}"
+                );
+            }
+            was = body;
+        }
+        // The as-motion way starts and ends as the stream does.
+        let way = lead.as_motion(&motion);
+        assert_eq!(
+            (way.keyframes[0].roll, way.keyframes[0].pitch),
+            (0, sleep_pitch)
+        );
+        assert_eq!(
+            (way.keyframes[1].roll, way.keyframes[1].pitch),
+            (50_000, 30_000)
+        );
+        assert_eq!(way.keyframes[0].joints, urad("sleep"));
+        assert_eq!(way.keyframes[1].joints, urad("stand"));
     }
 }
