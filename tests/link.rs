@@ -711,14 +711,17 @@ fn a_way_in_the_check_refuses_moves_nothing_and_is_the_way_a_play_goes() {
             let mut opts = options(Endpoint::Tcp(server.address.clone()), mode);
             let asked: Arc<Mutex<Vec<mtn::Motion>>> = Arc::default();
             let seen = asked.clone();
-            opts.way_in_check = Some(link::WayInCheck(Arc::new(move |way: &mtn::Motion| {
-                seen.lock().unwrap().push(way.clone());
-                if refuse {
-                    Err("refused by the test".into())
-                } else {
-                    Ok(())
-                }
-            })));
+            opts.way_in_check = Some(link::WayInCheck(Arc::new(
+                move |way: &mtn::Motion, kind| {
+                    assert_eq!(kind, link::WayIn::FromWhereItStands);
+                    seen.lock().unwrap().push(way.clone());
+                    if refuse {
+                        Err("refused by the test".into())
+                    } else {
+                        Ok(())
+                    }
+                },
+            )));
             let played = link::play(&motion, &opts, &mut |_| {});
             let (bridge, _, rows) = server.stop();
             let asked = asked.lock().unwrap();
@@ -761,6 +764,68 @@ fn a_way_in_the_check_refuses_moves_nothing_and_is_the_way_a_play_goes() {
         way_ms >= streamed_ms && way_ms < streamed_ms + 16,
         "{way_ms} ms for {ticks} ticks"
     );
+}
+
+#[test]
+fn a_looped_motion_that_ends_elsewhere_is_eased_back_to_its_start_between_passes() {
+    // Stand to sit, twice. The second pass starts standing again: streamed or stored,
+    // the robot goes back from the sit at a quarter of each joint's speed (as it is
+    // eased into a motion), not at the guard's full speed, then plays the pass exactly.
+    let model = Model::find("ERS-7").unwrap();
+    let sit = model.posture("sit").unwrap().angles.to_vec();
+    let mut motion = ers7_motion();
+    motion.name = "a_stand#sit_loop".into();
+    motion.keyframes.truncate(2);
+    motion.keyframes[0].joints = stand();
+    motion.keyframes[1].joints = sit.clone();
+    motion.keyframes[1].frames_before = 150;
+    let once = dense(&motion, 1);
+    for mode in [Mode::Stream, Mode::Upload] {
+        let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+        let mut opts = options(Endpoint::Tcp(server.address.clone()), mode);
+        opts.loops = 2;
+        let asked: Arc<Mutex<Vec<(link::WayIn, mtn::Motion)>>> = Arc::default();
+        let seen = asked.clone();
+        opts.way_in_check = Some(link::WayInCheck(Arc::new(
+            move |way: &mtn::Motion, kind| {
+                seen.lock().unwrap().push((kind, way.clone()));
+                Ok(())
+            },
+        )));
+        let report = link::play(&motion, &opts, &mut |_| {}).expect("the play completes");
+        assert_eq!(report.ending, Ending::Completed, "{mode:?}");
+        assert_eq!(report.shortfall(), None, "{mode:?}");
+        let (bridge, _, rows) = server.stop();
+        let got = poses(&rows);
+        // The robot stands: the first pass from its first frame, exactly.
+        assert_eq!(&got[..once.len()], &once[..], "{mode:?}: the first pass");
+        let rest = &got[once.len()..];
+        assert!(rest.len() > once.len(), "{mode:?}: no way back");
+        let (back, second) = rest.split_at(rest.len() - once.len());
+        assert_eq!(second, &once[..], "{mode:?}: the second pass");
+        let mut was = sit.clone();
+        for pose in back.iter().chain(&second[..1]) {
+            for ((a, b), joint) in was.iter().zip(pose).zip(model.joints) {
+                if !joint.binary && joint.max_step > 0 {
+                    assert!(
+                        a.abs_diff(*b) <= joint.max_step / 4 + 1,
+                        "{mode:?}: {} jumps {} µrad",
+                        joint.name,
+                        a.abs_diff(*b)
+                    );
+                }
+            }
+            was = pose.clone();
+        }
+        assert_eq!(bridge.counters().guarded, 0, "{mode:?}");
+        // The check was asked about that way back, from the sit to the stand.
+        let asked = asked.lock().unwrap();
+        assert_eq!(asked.len(), 1, "{mode:?}");
+        let (kind, way) = &asked[0];
+        assert_eq!(*kind, link::WayIn::BetweenLoops, "{mode:?}");
+        assert_eq!(way.keyframes[0].joints, sit, "{mode:?}");
+        assert_eq!(way.keyframes[1].joints, stand(), "{mode:?}");
+    }
 }
 
 #[test]

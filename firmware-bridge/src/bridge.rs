@@ -644,10 +644,11 @@ impl Bridge {
                 self.mode = Mode::Holding;
                 return OutputKind::Held;
             };
-            let body = row(0).and_then(body_of);
             if !self.within_a_step(first.as_slice()) {
                 self.ramp_toward(first.as_slice());
-                self.body = body;
+                // The ramp moves the servos: the pose on the way means no attitude the
+                // motion gives (a sit rising to a stand is not yet level).
+                self.body = None;
                 return OutputKind::Ramped;
             }
             let Mode::Playing(p) = &mut self.mode else {
@@ -682,9 +683,12 @@ impl Bridge {
                 target.as_mut_slice().copy_from_slice(&last[1..1 + joints]);
                 self.body = body_of(last);
                 if p.loops_left > 1 {
+                    // The next pass starts where the first did: a motion that ends
+                    // elsewhere is eased back, not jumped.
                     p.loops_left -= 1;
                     p.segment = 0;
                     p.step = 0;
+                    p.ramping_in = true;
                 } else {
                     self.mode = Mode::Holding;
                 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Result};
 
-use aibo_motion::link::WayInCheck;
+use aibo_motion::link::{WayIn, WayInCheck};
 use aibo_motion::mtn::Motion;
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::stability::statics::SPAN_FAULT_MS;
@@ -60,26 +60,33 @@ pub fn refuse_if_it_tips(
     )
 }
 
-/// What `play` asks of the way in from where the robot stands to `file`'s first pose
-/// (the bridge eases in along a straight line, from its pose as it reports it): the
-/// same judges as [`refuse_if_it_tips`]. A way in that tips stops the play before
-/// anything moves, unless `force`, which lets it pass with a warning.
+/// What `play` asks of the ways into `file`'s motion (the bridge eases along a straight
+/// line at a quarter of joint speed): from where the robot stands, as it reports its
+/// pose, to the first pose; and with --loop, from the last pose back to the first
+/// between passes. The same judges as [`refuse_if_it_tips`]. One that tips stops the
+/// play before anything moves, unless `force`, which lets it pass with a warning.
 pub fn way_in_check(profile: Profile, file: &Path, force: bool) -> WayInCheck {
     let file = file.display().to_string();
-    WayInCheck(Arc::new(move |way: &Motion| {
+    WayInCheck(Arc::new(move |way: &Motion, kind: WayIn| {
         let seconds = way.duration_ms() as f64 / 1000.0;
+        let which = match kind {
+            WayIn::FromWhereItStands => {
+                "the way in from where the robot stands to the motion's first pose"
+            }
+            WayIn::BetweenLoops => {
+                "the way back from the motion's last pose to its first, between loops"
+            }
+        };
         // The pose it ends in is the motion's first, which the motion's own test holds.
         let what = match findings(way, &profile, false) {
             Ok(found) if found.is_empty() => return Ok(()),
             Ok(found) => format!(
-                "{file}: on the way in from where the robot stands to the motion's first \
-                 pose ({seconds:.2} s at a quarter of joint speed), the {} {}",
+                "{file}: on {which} ({seconds:.2} s at a quarter of joint speed), the {} {}",
                 profile.model,
                 found.join(", and ")
             ),
             Err(e) => format!(
-                "{file}: cannot test whether the {} stays on its feet on the way in from where \
-                 it stands ({e})",
+                "{file}: cannot test whether the {} stays on its feet on {which} ({e})",
                 profile.model
             ),
         };
@@ -87,9 +94,16 @@ pub fn way_in_check(profile: Profile, file: &Path, force: bool) -> WayInCheck {
             tracing::warn!("{what}; going ahead as --force asks");
             return Ok(());
         }
+        let instead = match kind {
+            WayIn::FromWhereItStands => {
+                "Bring the robot near the motion's first pose first (a motion that ends there)"
+            }
+            WayIn::BetweenLoops => {
+                "Play it once at a time, or loop a motion that ends where it starts"
+            }
+        };
         Err(format!(
-            "{what}; nothing was sent to the robot. Bring the robot near the motion's first \
-             pose first (a motion that ends there), or use --force if the robot is held"
+            "{what}; nothing was sent to the robot. {instead}, or use --force if the robot is held"
         ))
     }))
 }

@@ -103,7 +103,9 @@ pub struct PlayArgs {
     /// Name the motion is stored under on the robot (upload), or the stored motion to play.
     #[arg(long)]
     pub name: Option<String>,
-    /// Play the motion this many times.
+    /// Play the motion this many times. A motion that ends away from where it starts is
+    /// eased back to its start between passes, at a quarter of each joint's speed (and
+    /// that way back is tested for balance first, as the way in is).
     #[arg(long = "loop", default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub loops: u16,
     /// Play faster (2) or slower (0.5); refused where a joint could not keep up, unless --force.

@@ -12,7 +12,7 @@ pub mod transport;
 pub mod upload;
 
 pub use client::{BridgeInfo, Client, Reply};
-pub use player::{play, Ending, Mode, PlayOptions, PlayReport, Progress, WayInCheck};
+pub use player::{play, Ending, Mode, PlayOptions, PlayReport, Progress, WayIn, WayInCheck};
 pub use transport::Endpoint;
 pub use upload::{play_named, upload};
 

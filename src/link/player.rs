@@ -59,14 +59,24 @@ pub struct PlayOptions {
     pub way_in_check: Option<WayInCheck>,
 }
 
-/// What a play asks of its way in before anything moves: given the way in as a motion
-/// (see [`way_in`]), `Err(why)` stops the play there, the robot untouched (`play`'s
-/// gate: it tests the way in for balance as it tests the motion).
+/// What a play asks of its ways in before anything moves: given one as a motion (the
+/// straight line the bridge is eased along, see `LeadIn`) and which it is, `Err(why)`
+/// stops the play there, the robot untouched (`play`'s gate: it tests the ways in for
+/// balance as it tests the motion).
 #[derive(Clone)]
 pub struct WayInCheck(pub Arc<WayInJudge>);
 
-/// The judge a [`WayInCheck`] holds: the way in as a motion, `Err(why)` to stop.
-pub type WayInJudge = dyn Fn(&Motion) -> Result<(), String> + Send + Sync;
+/// The judge a [`WayInCheck`] holds: a way in as a motion, `Err(why)` to stop.
+pub type WayInJudge = dyn Fn(&Motion, WayIn) -> Result<(), String> + Send + Sync;
+
+/// Which way into a motion a [`WayInCheck`] is asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WayIn {
+    /// From where the robot stands (its pose as the bridge reports it) to the first pose.
+    FromWhereItStands,
+    /// Between the passes of a looped motion: from its last pose back to its first.
+    BetweenLoops,
+}
 
 impl std::fmt::Debug for WayInCheck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -324,6 +334,17 @@ impl LeadIn {
         })
     }
 
+    /// Between the passes of a looped `motion`: from its last pose and attitude back to
+    /// its first; `None` where it ends within a step of where it starts.
+    fn seam(motion: &Motion, joints: &[BridgeJoint]) -> Option<LeadIn> {
+        let count = mtn::dense_frame_count(motion);
+        let last = mtn::dense_frame_at(motion, count.checked_sub(1)?)?;
+        LeadIn::of(&last.joints, motion, joints).map(|l| LeadIn {
+            from_body: [last.body[0], last.body[1]],
+            ..l
+        })
+    }
+
     /// The share of the way at tick `i` of it (`i` < `ticks`): `(i + 1) / (ticks + 1)`,
     /// so that the motion's first pose is the next step.
     fn share(&self, i: u64) -> f64 {
@@ -396,6 +417,8 @@ struct Played<'a> {
     pass: u64,
     loops: u64,
     lead: Option<&'a LeadIn>,
+    /// The way back to the first pose before each pass after the first.
+    seam: Option<&'a LeadIn>,
     joints: &'a [BridgeJoint],
     /// Send the body attitude (a bridge of protocol 2 or later).
     body: bool,
@@ -404,7 +427,11 @@ struct Played<'a> {
 impl Played<'_> {
     /// 8 ms ticks in all.
     fn ticks(&self) -> u64 {
-        self.lead.map_or(0, |l| l.ticks) + self.pass.saturating_mul(self.loops)
+        let seam = self.seam.map_or(0, |s| s.ticks);
+        self.lead
+            .map_or(0, |l| l.ticks)
+            .saturating_add(self.pass.saturating_mul(self.loops))
+            .saturating_add(seam.saturating_mul(self.loops.saturating_sub(1)))
     }
 
     /// The pose and body attitude of tick `i`.
@@ -413,13 +440,21 @@ impl Played<'_> {
             return None;
         }
         let lead = self.lead.map_or(0, |l| l.ticks);
-        match self.lead {
-            Some(l) if i < lead => Some(l.pose(i, self.joints)),
-            _ => {
-                let f = mtn::dense_frame_at(self.motion, (i - lead) % self.pass)?;
-                Some((f.joints, [f.body[0], f.body[1]]))
-            }
+        if let Some(l) = self.lead.filter(|_| i < lead) {
+            return Some(l.pose(i, self.joints));
         }
+        // The first pass, then each later one after the way back to its start.
+        let mut k = i - lead;
+        if k >= self.pass {
+            let seam = self.seam.map_or(0, |s| s.ticks);
+            let into = (k - self.pass) % (seam + self.pass);
+            if let Some(s) = self.seam.filter(|_| into < seam) {
+                return Some(s.pose(into, self.joints));
+            }
+            k = into - seam;
+        }
+        let f = mtn::dense_frame_at(self.motion, k)?;
+        Some((f.joints, [f.body[0], f.body[1]]))
     }
 
     /// Stream frame `k`: the pose at tick 2k and, when there is one, at 2k + 1, with
@@ -621,15 +656,32 @@ async fn way_in(
     motion: &Motion,
     opts: &PlayOptions,
     info: &BridgeInfo,
-) -> Result<(Option<Status>, Option<LeadIn>), LinkError> {
+) -> Result<WaysIn, LinkError> {
     let before = client.status(opts.connect_timeout).await?;
     let lead = before
         .as_ref()
         .and_then(|s| LeadIn::of(s.applied.as_slice(), motion, &info.joints));
-    if let (Some(lead), Some(check)) = (&lead, &opts.way_in_check) {
-        (check.0)(&lead.as_motion(motion)).map_err(LinkError::WayIn)?;
+    let seam = (opts.loops > 1)
+        .then(|| LeadIn::seam(motion, &info.joints))
+        .flatten();
+    if let Some(check) = &opts.way_in_check {
+        for (way, kind) in [
+            (&lead, WayIn::FromWhereItStands),
+            (&seam, WayIn::BetweenLoops),
+        ] {
+            if let Some(way) = way {
+                (check.0)(&way.as_motion(motion), kind).map_err(LinkError::WayIn)?;
+            }
+        }
     }
-    Ok((before, lead))
+    Ok(WaysIn { before, lead, seam })
+}
+
+/// Where the bridge held the servos before a play, and the ways into the motion.
+struct WaysIn {
+    before: Option<Status>,
+    lead: Option<LeadIn>,
+    seam: Option<LeadIn>,
 }
 
 async fn stream(
@@ -644,12 +696,13 @@ async fn stream(
     if pass == 0 {
         return Ok(PlayReport::new(info.clone(), 0, 0));
     }
-    let (before, lead) = way_in(&mut client, motion, opts, &info).await?;
+    let WaysIn { before, lead, seam } = way_in(&mut client, motion, opts, &info).await?;
     let played = Played {
         motion,
         pass,
         loops,
         lead: lead.as_ref(),
+        seam: seam.as_ref(),
         joints: &info.joints,
         // What the file means the body to do goes to a bridge that knows the flag.
         body: info.protocol >= 2,
