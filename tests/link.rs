@@ -630,6 +630,25 @@ fn a_stall_runs_the_watchdog_hold_ramp_relax_sequence_on_time() {
     );
 }
 
+/// From `from` through `way` to `to`, no joint steps faster than a quarter of its speed
+/// (a rounding µrad aside): the way in, or back, as the bridge's ramp goes.
+fn assert_eased(model: &Model, what: &str, from: &[i32], way: &[Vec<i32>], to: &[i32]) {
+    let mut was = from;
+    for pose in way.iter().map(Vec::as_slice).chain([to]) {
+        for ((a, b), joint) in was.iter().zip(pose).zip(model.joints) {
+            if !joint.binary && joint.max_step > 0 {
+                assert!(
+                    a.abs_diff(*b) <= joint.max_step / 4 + 1,
+                    "{what}: {} steps {} µrad",
+                    joint.name,
+                    a.abs_diff(*b)
+                );
+            }
+        }
+        was = pose;
+    }
+}
+
 #[test]
 fn a_motion_that_starts_elsewhere_is_eased_into_at_a_quarter_of_joint_speed() {
     // The robot stands; the motion starts sitting. Jumped into, the guard would move
@@ -664,19 +683,7 @@ fn a_motion_that_starts_elsewhere_is_eased_into_at_a_quarter_of_joint_speed() {
         assert_eq!(played, &want[..], "{mode:?}");
         // The way in, from the stand, never faster than a quarter of a joint's speed
         // (a rounding µrad aside), and nothing the guard had to cut.
-        let mut was = stand();
-        for pose in way_in.iter().chain(&played[..1]) {
-            for ((a, b), joint) in was.iter().zip(pose).zip(model.joints) {
-                if !joint.binary && joint.max_step > 0 {
-                    assert!(
-                        a.abs_diff(*b) <= joint.max_step / 4 + 1,
-                        "{mode:?}: {}",
-                        joint.name
-                    );
-                }
-            }
-            was = pose.clone();
-        }
+        assert_eased(model, &format!("{mode:?}"), &stand(), way_in, &played[0]);
         assert_eq!(bridge.counters().guarded, 0, "{mode:?}");
         if mode == Mode::Stream {
             assert_eq!(report.lead_in_ticks, way_in.len() as u64);
@@ -803,20 +810,7 @@ fn a_looped_motion_that_ends_elsewhere_is_eased_back_to_its_start_between_passes
         assert!(rest.len() > once.len(), "{mode:?}: no way back");
         let (back, second) = rest.split_at(rest.len() - once.len());
         assert_eq!(second, &once[..], "{mode:?}: the second pass");
-        let mut was = sit.clone();
-        for pose in back.iter().chain(&second[..1]) {
-            for ((a, b), joint) in was.iter().zip(pose).zip(model.joints) {
-                if !joint.binary && joint.max_step > 0 {
-                    assert!(
-                        a.abs_diff(*b) <= joint.max_step / 4 + 1,
-                        "{mode:?}: {} jumps {} µrad",
-                        joint.name,
-                        a.abs_diff(*b)
-                    );
-                }
-            }
-            was = pose.clone();
-        }
+        assert_eased(model, &format!("{mode:?}"), &sit, back, &second[0]);
         assert_eq!(bridge.counters().guarded, 0, "{mode:?}");
         // The check was asked about that way back, from the sit to the stand.
         let asked = asked.lock().unwrap();
