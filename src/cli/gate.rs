@@ -2,7 +2,7 @@
 //! the simulation, and refuse a motion that tips for longer than [`SPAN_FAULT_MS`] (or
 //! in its last pose, which the robot holds) or falls in the simulation, naming when,
 //! unless `--force`. `play` tests the way in from where the robot stands the same way,
-//! once the robot has said where that is. A twenty-year-old robot has no spare parts;
+//! once the robot has said where that is, and with --loop the way back between passes. A twenty-year-old robot has no spare parts;
 //! the tests cost about a second a minute of motion.
 
 use std::path::Path;

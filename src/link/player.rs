@@ -55,7 +55,8 @@ pub struct PlayOptions {
     /// Ctrl-C sets `interrupt` (for the command line; tests leave SIGINT alone).
     pub catch_ctrl_c: bool,
     /// Asked, before anything moves, of the way in from where the robot stands to the
-    /// motion's first pose (played, streamed or stored); none: not asked.
+    /// motion's first pose and, looped, of the way back between passes (streamed or
+    /// stored and played); none: not asked.
     pub way_in_check: Option<WayInCheck>,
 }
 
@@ -411,7 +412,8 @@ fn meant_by(pose: &[i32], motion: &Motion) -> Option<[i32; 2]> {
 }
 
 /// What a stream plays: the way in (if any), then `loops` passes over the motion
-/// (`pass` 8 ms frames each).
+/// (`pass` 8 ms frames each), each after the first behind the way back to its start
+/// (where the motion ends elsewhere).
 struct Played<'a> {
     motion: &'a Motion,
     pass: u64,
