@@ -756,8 +756,7 @@ fn a_way_in_the_check_refuses_moves_nothing_and_is_the_way_a_play_goes() {
                 let report = played.expect("the play completes");
                 assert_eq!(report.ending, Ending::Completed, "{mode:?}");
                 if mode == Mode::Stream {
-                    accepted_ticks =
-                        Some((report.lead_in_ticks, u64::from(way[1].frames_before) * 16));
+                    accepted_ticks = Some((report.lead_in_ticks, asked[0].duration_ms()));
                 }
             }
         }

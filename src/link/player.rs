@@ -383,7 +383,10 @@ impl LeadIn {
             yaw,
             joints: joints.to_vec(),
         };
-        let frames = u32::try_from((self.ticks + 1).div_ceil(2)).unwrap_or(u32::MAX);
+        // The stream's line spans ticks + 1 steps of 8 ms; a keyframe comes
+        // (frames_before + 1) × 16 ms after the last.
+        let frames =
+            u32::try_from((self.ticks + 1).div_ceil(2).saturating_sub(1)).unwrap_or(u32::MAX);
         Motion {
             keyframes: vec![
                 keyframe(0, &self.from, self.from_body),
@@ -968,6 +971,37 @@ mod tests {
         assert!(lead.pose(0, &joints).0[0].abs_diff(-1_000_000) <= 5_000);
         let lead = LeadIn::of(&[0, 0], &motion, &[joint(1), joint(1)]).unwrap();
         assert_eq!(lead.ticks, LEAD_IN_MAX_TICKS);
+    }
+
+    #[test]
+    #[cfg(feature = "physics")]
+    fn a_way_in_from_wherever_a_lying_bridge_says_is_bounded_and_judged_without_panic() {
+        // A bridge may report any pose within any limits it claims: the way in still
+        // lasts at most 10 s, and the gate's judges give a verdict on it (here: it falls).
+        use crate::stability::physics;
+        let profile = crate::robot::profile::Profile::builtin("ERS-7").unwrap();
+        let mut motion = starting_at(vec![0; profile.joints.len()]);
+        motion.locators = profile.joints.iter().map(|j| j.locator.clone()).collect();
+        let joints: Vec<BridgeJoint> = profile
+            .joints
+            .iter()
+            .map(|_| BridgeJoint {
+                min: i32::MIN,
+                max: i32::MAX,
+                ..joint(20_000)
+            })
+            .collect();
+        for applied in [i32::MIN, i32::MAX] {
+            let lead = LeadIn::of(&vec![applied; joints.len()], &motion, &joints).unwrap();
+            assert_eq!(lead.ticks, LEAD_IN_MAX_TICKS);
+            let way = lead.as_motion(&motion);
+            assert!(way.duration_ms() <= (LEAD_IN_MAX_TICKS + 2) * mtn::DENSE_FRAME_MS);
+            assert!(way.duration_ms() >= (LEAD_IN_MAX_TICKS + 1) * mtn::DENSE_FRAME_MS);
+            let (_, simulated) =
+                physics::judged(&way, &profile, 0.0, physics::SERVO_TORQUE_NM, &mut |_| {})
+                    .unwrap();
+            assert!(simulated.fall.is_some(), "{}", simulated.summary());
+        }
     }
 
     #[test]
