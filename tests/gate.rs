@@ -1,7 +1,7 @@
 //! Nothing that tips reaches a robot unasked: `play`, `upload` and `stick add` run the
 //! static test and the simulation, and refuse a motion that tips for longer than 100 ms
 //! or falls, naming when, unless --force; the default build of the README's example and
-//! Sony's own motions pass.
+//! Sony's own motions pass. `play` tests the way in from where the robot stands alike.
 
 mod common;
 
