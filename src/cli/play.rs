@@ -217,10 +217,11 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
                 }
                 motion = scaled;
             }
-            before_sending(&motion, file, args.link.force, "sent to the robot")?;
-            // The way in from where the robot stands is tested once the bridge says
-            // where that is.
-            if let Some(profile) = Profile::for_design_label(&motion.design_label) {
+            // The way in from where the robot stands (and back, looped) is tested once
+            // the bridge says where that is.
+            if let Some(profile) =
+                before_sending(&motion, file, args.link.force, "sent to the robot")?
+            {
                 opts.way_in_check = Some(super::gate::way_in_check(profile, file, args.link.force));
             }
             opts.name = store_name(args.name.as_deref(), file);
@@ -304,15 +305,16 @@ pub fn run_ports(args: PortsArgs) -> Result<Outcome> {
 
 /// Before anything moves, for a model we know: the robot's guard will hold back what
 /// `check` would report, so say so; and a motion that tips does not go unless `force`.
+/// The model's profile, where there is one.
 fn before_sending(
     motion: &aibo_motion::mtn::Motion,
     file: &Path,
     force: bool,
     doing: &str,
-) -> Result<()> {
+) -> Result<Option<Profile>> {
     // No model to test it on: the robot refuses a motion for another model anyway.
     let Some(profile) = Profile::for_design_label(&motion.design_label) else {
-        return Ok(());
+        return Ok(None);
     };
     let found = aibo_motion::check::check(motion, &profile).violations.len();
     if found > 0 {
@@ -324,7 +326,8 @@ fn before_sending(
             file.display()
         );
     }
-    super::gate::refuse_if_it_tips(motion, &profile, file, force, doing)
+    super::gate::refuse_if_it_tips(motion, &profile, file, force, doing)?;
+    Ok(Some(profile))
 }
 
 fn stats_text(r: &PlayReport) -> String {

@@ -292,9 +292,15 @@ struct LeadIn {
 }
 
 impl LeadIn {
-    /// The way from `applied` (the bridge's pose) into `motion` for `joints`; `None`
-    /// where none is needed.
-    fn of(applied: &[i32], motion: &Motion, joints: &[BridgeJoint]) -> Option<LeadIn> {
+    /// The way from `applied` (the bridge's pose) into `motion` for `joints`, the body
+    /// starting from `body` (roll and pitch, µrad; none: what the pose means, as
+    /// [`meant_by`] reads it); `None` where none is needed.
+    fn of(
+        applied: &[i32],
+        body: Option<[i32; 2]>,
+        motion: &Motion,
+        joints: &[BridgeJoint],
+    ) -> Option<LeadIn> {
         let first = mtn::dense_frame_at(motion, 0)?;
         if applied.len() != first.joints.len() || joints.len() != applied.len() {
             return None;
@@ -325,7 +331,7 @@ impl LeadIn {
         }
         let to_body = [first.body[0], first.body[1]];
         (ticks > 0).then(|| LeadIn {
-            from_body: meant_by(&from, motion).unwrap_or(to_body),
+            from_body: body.or_else(|| meant_by(&from, motion)).unwrap_or(to_body),
             from,
             to: first.joints.clone(),
             to_body,
@@ -340,10 +346,12 @@ impl LeadIn {
     fn seam(motion: &Motion, joints: &[BridgeJoint]) -> Option<LeadIn> {
         let count = mtn::dense_frame_count(motion);
         let last = mtn::dense_frame_at(motion, count.checked_sub(1)?)?;
-        LeadIn::of(&last.joints, motion, joints).map(|l| LeadIn {
-            from_body: [last.body[0], last.body[1]],
-            ..l
-        })
+        LeadIn::of(
+            &last.joints,
+            Some([last.body[0], last.body[1]]),
+            motion,
+            joints,
+        )
     }
 
     /// The share of the way at tick `i` of it (`i` < `ticks`): `(i + 1) / (ticks + 1)`,
@@ -665,7 +673,7 @@ async fn way_in(
     let before = client.status(opts.connect_timeout).await?;
     let lead = before
         .as_ref()
-        .and_then(|s| LeadIn::of(s.applied.as_slice(), motion, &info.joints));
+        .and_then(|s| LeadIn::of(s.applied.as_slice(), None, motion, &info.joints));
     let seam = (opts.loops > 1)
         .then(|| LeadIn::seam(motion, &info.joints))
         .flatten();
@@ -952,10 +960,10 @@ mod tests {
         let motion = starting_at(vec![400_000, 0]);
         let joints = [joint(20_000), joint(20_000)];
         // Within a quarter step of the first pose: no way in.
-        assert_eq!(LeadIn::of(&[396_000, 0], &motion, &joints), None);
+        assert_eq!(LeadIn::of(&[396_000, 0], None, &motion, &joints), None);
         // 400 000 µrad at 5 000 a tick: 80 ticks, each step at most 5 000, ending one
         // such step short of the first pose.
-        let lead = LeadIn::of(&[0, 0], &motion, &joints).unwrap();
+        let lead = LeadIn::of(&[0, 0], None, &motion, &joints).unwrap();
         assert_eq!(lead.ticks, 80);
         let mut was = 0;
         for i in 0..lead.ticks {
@@ -966,10 +974,10 @@ mod tests {
         assert!(was.abs_diff(400_000) <= 5_000);
         // A pose past the limits counts from the limit; a joint said to be all but
         // still gives a way in of at most 10 s.
-        let lead = LeadIn::of(&[i32::MIN, 0], &motion, &joints).unwrap();
+        let lead = LeadIn::of(&[i32::MIN, 0], None, &motion, &joints).unwrap();
         assert_eq!(lead.ticks, 1_400_000 / 5_000);
         assert!(lead.pose(0, &joints).0[0].abs_diff(-1_000_000) <= 5_000);
-        let lead = LeadIn::of(&[0, 0], &motion, &[joint(1), joint(1)]).unwrap();
+        let lead = LeadIn::of(&[0, 0], None, &motion, &[joint(1), joint(1)]).unwrap();
         assert_eq!(lead.ticks, LEAD_IN_MAX_TICKS);
     }
 
@@ -992,7 +1000,7 @@ mod tests {
             })
             .collect();
         for applied in [i32::MIN, i32::MAX] {
-            let lead = LeadIn::of(&vec![applied; joints.len()], &motion, &joints).unwrap();
+            let lead = LeadIn::of(&vec![applied; joints.len()], None, &motion, &joints).unwrap();
             assert_eq!(lead.ticks, LEAD_IN_MAX_TICKS);
             let way = lead.as_motion(&motion);
             assert!(way.duration_ms() <= (LEAD_IN_MAX_TICKS + 2) * mtn::DENSE_FRAME_MS);
@@ -1032,7 +1040,7 @@ mod tests {
                 ..joint(20_000)
             })
             .collect();
-        let lead = LeadIn::of(&urad("sleep"), &motion, &joints).unwrap();
+        let lead = LeadIn::of(&urad("sleep"), None, &motion, &joints).unwrap();
         let sleep_pitch = (profile.postures["sleep"].body_pitch * 1e6).round() as i32;
         assert_eq!(lead.from_body, [0, sleep_pitch]);
         assert_eq!(lead.to_body, [50_000, 30_000]);
