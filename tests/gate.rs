@@ -125,6 +125,83 @@ fn play_refuses_a_way_in_that_tips_before_anything_moves_and_goes_with_force() {
 }
 
 #[test]
+fn play_refuses_a_loop_whose_way_back_tips_and_plays_it_once() {
+    // The README's example split at a keyframe mid-wave: its first part takes the robot
+    // safely (the balance stage's weight shift) to the paw up and holds it there; its
+    // second starts there and ends standing. Looped, the second's way back from the
+    // stand to its first pose is the straight line that drags the paw: refused, streamed
+    // or stored, with nothing sent. Once, it plays.
+    use aibo_motion::mtn;
+    let dir = tempfile::tempdir().unwrap();
+    let kept = example(dir.path(), "ERS-7", "on");
+    let motion = mtn::decode(&std::fs::read(&kept).unwrap()).unwrap().motion;
+    let times = motion.keyframe_times_ms();
+    let mid = times.iter().position(|&t| t >= 2400).unwrap();
+    let mut second = motion.keyframes[mid..].to_vec();
+    second[0].frames_before = 0;
+    let parts = [
+        ("first.mtn", motion.keyframes[..=mid].to_vec()),
+        ("second.mtn", second),
+    ]
+    .map(|(name, keyframes)| {
+        let file = dir.path().join(name);
+        let part = mtn::Motion {
+            keyframes,
+            ..motion.clone()
+        };
+        std::fs::write(&file, mtn::encode(&part).unwrap()).unwrap();
+        file
+    });
+    let [first, second] = parts.each_ref().map(|f| f.to_str().unwrap());
+
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let out = common::run(&["play", first, "--tcp", &server.address]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    for mode in ["stream", "upload"] {
+        let looped = common::run(&[
+            "play",
+            second,
+            "--tcp",
+            &server.address,
+            "--loop",
+            "2",
+            "--mode",
+            mode,
+        ]);
+        let stderr = common::stderr(&looped);
+        assert_eq!(looped.status.code(), Some(2), "{mode}: {stderr}");
+        assert!(
+            stderr.contains(
+                "on the way back from the motion's last pose to its first, between loops"
+            ) && stderr.contains("nothing was sent to the robot"),
+            "{mode}: {stderr}"
+        );
+    }
+    let (_, _, refused) = server.stop();
+    // Played on its own, the first part commands the same frames: the refusals none.
+    let played = |files: &[&str]| {
+        let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+        for file in files {
+            let out = common::run(&["play", file, "--tcp", &server.address]);
+            assert!(out.status.success(), "{}", common::stderr(&out));
+        }
+        server.stop().2
+    };
+    let alone = played(&[first]);
+    assert!(!alone.is_empty(), "the first part played");
+    let poses = |rows: &[common::link::Row]| -> Vec<Vec<i32>> {
+        rows.iter().map(|r| r.pose.clone()).collect()
+    };
+    assert_eq!(
+        poses(&refused),
+        poses(&alone),
+        "the refused loops moved the robot"
+    );
+    let once = played(&[first, second]);
+    assert!(once.len() > alone.len(), "once, the second part played");
+}
+
+#[test]
 #[cfg_attr(not(shared_rcode), ignore = "needs ../shared/rcode-samples")]
 fn stick_add_refuses_a_motion_that_tips_and_adds_it_with_force() {
     let dir = tempfile::tempdir().unwrap();
