@@ -16,10 +16,9 @@ python3 - "$shared" "$out" "${models[@]}" <<'PY'
 import glob, json, os, sys
 
 sys.path.insert(0, "scripts")
-from tables import EXTRA_BUILD_ARGS as extra, full_body_takes, run
+from tables import EXTRA_BUILD_ARGS as extra, SERVO_TORQUE_NM as torque, full_body_takes, run
 
 shared, out, models = sys.argv[1], sys.argv[2], sys.argv[3:]
-torque = 5.4542  # physics::SERVO_TORQUE_NM
 
 def judged(mtn):
     """check --balance, simulate at the default torque, simulate at 80%, check's findings."""

@@ -7,6 +7,10 @@ import subprocess
 # The release build that scripts/table-setup.sh made.
 BIN = "target/release/aibo-motion"
 
+# The servos' default torque, N·m (physics::SERVO_TORQUE_NM): the tables simulate at 80%
+# of it too.
+SERVO_TORQUE_NM = 5.4542
+
 # More build options, from the environment (BUILD_ARGS="--timing wait").
 EXTRA_BUILD_ARGS = os.environ.get("BUILD_ARGS", "").split()
 

@@ -13,10 +13,10 @@ python3 - "$out" "${models[@]}" <<'PY'
 import glob, json, os, sys
 
 sys.path.insert(0, "scripts")
-from tables import EXTRA_BUILD_ARGS as extra, run
+from tables import EXTRA_BUILD_ARGS as extra, SERVO_TORQUE_NM, run
 
 out, models = sys.argv[1], sys.argv[2:]
-torque80 = 0.8 * 5.4542  # physics::SERVO_TORQUE_NM
+torque80 = 0.8 * SERVO_TORQUE_NM
 
 takes = sorted(glob.glob("../shared/mocap-samples/bvh/*.bvh")) + sorted(
     glob.glob("../shared/mocap-samples/asf-amc/*.amc"))
