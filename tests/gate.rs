@@ -16,6 +16,30 @@ fn example(dir: &Path, model: &str, balance: &str) -> PathBuf {
     out
 }
 
+/// The README's example as `build` keeps it for the ERS-7 (built into `dir`).
+fn kept_example(dir: &Path) -> aibo_motion::mtn::Motion {
+    let kept = example(dir, "ERS-7", "on");
+    aibo_motion::mtn::decode(&std::fs::read(kept).unwrap())
+        .unwrap()
+        .motion
+}
+
+/// A file in `dir` named `name` holding `keyframes` in `motion`'s layout.
+fn written_with(
+    dir: &Path,
+    name: &str,
+    motion: &aibo_motion::mtn::Motion,
+    keyframes: Vec<aibo_motion::mtn::Keyframe>,
+) -> PathBuf {
+    let file = dir.join(name);
+    let part = aibo_motion::mtn::Motion {
+        keyframes,
+        ..motion.clone()
+    };
+    std::fs::write(&file, aibo_motion::mtn::encode(&part).unwrap()).unwrap();
+    file
+}
+
 /// The refusal names the stretch the static test finds (`check --balance --json`).
 fn assert_refused_naming_the_tip(out: &std::process::Output, file: &Path) {
     let stderr = common::stderr(out);
@@ -70,8 +94,7 @@ fn play_refuses_a_way_in_that_tips_before_anything_moves_and_goes_with_force() {
     use aibo_motion::mtn;
     use aibo_motion::robot::profile::Profile;
     let dir = tempfile::tempdir().unwrap();
-    let kept = example(dir.path(), "ERS-7", "on");
-    let motion = mtn::decode(&std::fs::read(&kept).unwrap()).unwrap().motion;
+    let motion = kept_example(dir.path());
     let profile = Profile::builtin("ERS-7").unwrap();
     let stances = aibo_motion::stability::statics::stances(&motion, &profile).unwrap();
     let up: Vec<usize> = (0..stances.len())
@@ -86,12 +109,7 @@ fn play_refuses_a_way_in_that_tips_before_anything_moves_and_goes_with_force() {
         yaw: 0,
         joints: pose.joints.clone(),
     };
-    let cut = mtn::Motion {
-        keyframes: vec![held(0), held(30)],
-        ..motion.clone()
-    };
-    let file = dir.path().join("mid-wave.mtn");
-    std::fs::write(&file, mtn::encode(&cut).unwrap()).unwrap();
+    let file = written_with(dir.path(), "mid-wave.mtn", &motion, vec![held(0), held(30)]);
     let arg = file.to_str().unwrap();
     let alone = common::run(&["check", "--balance", arg]);
     assert_eq!(alone.status.code(), Some(0), "{}", common::stdout(&alone));
@@ -131,10 +149,8 @@ fn play_refuses_a_loop_whose_way_back_tips_and_plays_it_once() {
     // second starts there and ends standing. Looped, the second's way back from the
     // stand to its first pose is the straight line that drags the paw: refused, streamed
     // or stored, with nothing sent. Once, it plays.
-    use aibo_motion::mtn;
     let dir = tempfile::tempdir().unwrap();
-    let kept = example(dir.path(), "ERS-7", "on");
-    let motion = mtn::decode(&std::fs::read(&kept).unwrap()).unwrap().motion;
+    let motion = kept_example(dir.path());
     let times = motion.keyframe_times_ms();
     let mid = times.iter().position(|&t| t >= 2400).unwrap();
     let mut second = motion.keyframes[mid..].to_vec();
@@ -143,15 +159,7 @@ fn play_refuses_a_loop_whose_way_back_tips_and_plays_it_once() {
         ("first.mtn", motion.keyframes[..=mid].to_vec()),
         ("second.mtn", second),
     ]
-    .map(|(name, keyframes)| {
-        let file = dir.path().join(name);
-        let part = mtn::Motion {
-            keyframes,
-            ..motion.clone()
-        };
-        std::fs::write(&file, mtn::encode(&part).unwrap()).unwrap();
-        file
-    });
+    .map(|(name, keyframes)| written_with(dir.path(), name, &motion, keyframes));
     let [first, second] = parts.each_ref().map(|f| f.to_str().unwrap());
 
     let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
