@@ -37,6 +37,35 @@ pub struct Profile {
     pub body: Option<crate::robot::geometry::BodyGeometry>,
     /// Masses for `check --balance` and `simulate`; `None` when not given.
     pub mass: Option<crate::robot::geometry::MassModel>,
+    /// How the robot walks (`build --gait`); the defaults where the profile says nothing.
+    pub walk: WalkSettings,
+}
+
+/// How a model walks, beyond its legs' geometry: the `[walk]` section.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WalkSettings {
+    /// How much lower than the stand the body walks, mm (the paws raised toward the hips
+    /// by as much). A leg near straight lifts its paw only by turning its knee fast, so
+    /// legs with slow joints walk better crouched.
+    #[serde(default)]
+    pub crouch: f64,
+}
+
+impl WalkSettings {
+    /// The deepest crouch a profile may ask, mm: a fifth of the legs' length.
+    pub const MAX_CROUCH_MM: f64 = 25.0;
+
+    /// What is wrong with the figures, or `None`.
+    fn problem(&self) -> Option<String> {
+        (!(0.0..=Self::MAX_CROUCH_MM).contains(&self.crouch)).then(|| {
+            format!(
+                "[walk] crouch = {}: a depth in mm, from 0 to {}",
+                self.crouch,
+                Self::MAX_CROUCH_MM
+            )
+        })
+    }
 }
 
 /// One robot joint's source: a measure of the source body, and how it scales:
@@ -412,6 +441,9 @@ impl Profile {
             raw.mass
                 .as_ref()
                 .map(|m| (m.span().start, m.get_ref().problem())),
+            raw.walk
+                .as_ref()
+                .map(|w| (w.span().start, w.get_ref().problem())),
         ];
         if let Some((at, why)) = problems
             .into_iter()
@@ -433,6 +465,7 @@ impl Profile {
             legs: raw.legs.map(Spanned::into_inner),
             body: raw.body.map(Spanned::into_inner),
             mass: raw.mass.map(Spanned::into_inner),
+            walk: raw.walk.map(Spanned::into_inner).unwrap_or_default(),
         })
     }
 
@@ -474,6 +507,7 @@ struct RawProfile {
     legs: Option<Spanned<crate::robot::geometry::LegGeometry>>,
     body: Option<Spanned<crate::robot::geometry::BodyGeometry>>,
     mass: Option<Spanned<crate::robot::geometry::MassModel>>,
+    walk: Option<Spanned<WalkSettings>>,
 }
 
 #[derive(Deserialize)]

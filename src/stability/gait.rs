@@ -16,19 +16,21 @@
 //!
 //! A paw on the floor stays on its spot while the body moves over it; a swinging paw
 //! rises [`LIFT_MM`] and lands half a stride ahead of its place in the stand, so that the
-//! paws stay around the stand.
+//! paws stay around the stand. The body walks as much lower than the stand as the
+//! profile's `[walk] crouch` says, going down as the walk begins and up as it ends.
 //!
 //! The stride is limited by the legs' reach around the stand ([`REACH_MM`]) and the cycle
 //! by the style's quickest: a path faster than the walk is walked later, all of it (the
 //! place the walk heads for moves along it at what the walk can go, `WARP_S` late at
 //! most), and [`Walked::slowed`] says how much of the path's speed it made. A trot
 //! arriving finishes in the crawl. The angles come from the legs' closed-form inverse
-//! kinematics (`robot::legs`), within the joints' limits but not their speed: a swing's
-//! first rows ask a knee up to 3–5 times its speed on the ERS-7 and 6–9 times on the
-//! ERS-210, whose leg joints are half as fast. The written motion slows them to their
-//! speed (`keyframes`), so a swing lifts later and lower than reckoned here.
-//! Slowing the styles' cycles to the legs' speed was tried, and lost the long walks
-//! more than it gained. Nothing here feels the floor:
+//! kinematics (`robot::legs`), within the joints' limits but not their speed: at the
+//! stand's height a swing's first rows ask a knee up to 3–5 times its speed on the ERS-7
+//! and 6–9 times on the ERS-210, whose leg joints are half as fast, as the knee lifts
+//! the paw from a near-straight leg. The written motion slows them to their speed
+//! (`keyframes`), so a swing lifts later and lower than reckoned here; the ERS-210 and
+//! ERS-220 walk crouched for this. Slowing the styles' cycles to the legs' speed was
+//! tried, and lost the long walks more than it gained. Nothing here feels the floor:
 //! where the body really goes is the simulation's to say, and a walk may steer by it
 //! ([`Felt`]).
 
@@ -132,6 +134,8 @@ pub struct Gait {
     pub leg_mm: f64,
     /// The paws' radius, mm: a paw on the floor rolls as its leg turns.
     paw_radius: f64,
+    /// How much lower than the stand the body walks, mm (the profile's `[walk]`).
+    crouch_mm: f64,
     /// How it steps.
     pub style: Style,
 }
@@ -266,6 +270,7 @@ impl Gait {
             stand_angles,
             leg_mm,
             paw_radius: profile.mass.as_ref().map_or(0.0, |m| m.paw_radius),
+            crouch_mm: profile.walk.crouch,
             style,
         })
     }
@@ -472,7 +477,21 @@ impl Gait {
                 1.0
             };
             let body = style.sway(phase.max(0.0)) * smooth(ease.clamp(0.0, 1.0));
-            self.pose_legs(style, &mut paws, &swinging, phase, body, &mut angles);
+            // The crouch goes down as the walk begins and up as it ends, over the sway's
+            // time, whatever the style (a trot finishing in the crawl stays down).
+            let down = match sway_out {
+                Some(from) => 1.0 - (row - from) as f64 / sway_in as f64,
+                None => (row + 1) as f64 / sway_in as f64,
+            };
+            let lowered = -self.crouch_mm * smooth(down.clamp(0.0, 1.0));
+            self.pose_legs(
+                style,
+                &mut paws,
+                &swinging,
+                phase,
+                body.extend(lowered),
+                &mut angles,
+            );
             out.legs.push(angles);
             if let Some(felt) = felt.as_deref_mut() {
                 // The body's centre carries the sway; the crawl's place does not.
@@ -596,7 +615,7 @@ impl Gait {
     }
 
     /// Each leg's angles for its paw: a planted one where it is, a swinging one along its
-    /// arc at `phase`, all less the body's sway `body`. A target out of reach (an inward
+    /// arc at `phase`, all less the body's sway and crouch `body`. A target out of reach (an inward
     /// paw past J2's limit) gives way toward the paw's place in the stand; a planted
     /// paw's centre moves by its roll as its leg turns.
     fn pose_legs(
@@ -605,7 +624,7 @@ impl Gait {
         paws: &mut [DVec3; 4],
         swinging: &[Option<Swing>; 4],
         phase: f64,
-        body: DVec2,
+        body: DVec3,
         angles: &mut [[f64; 3]; 4],
     ) {
         for i in 0..4 {
@@ -616,8 +635,9 @@ impl Gait {
                 target = swing.from.lerp(swing.land, smooth(s));
                 target.z = self.stand_paws[i].z + LIFT_MM * (std::f64::consts::PI * s).sin();
             }
-            target -= body.extend(0.0);
-            let home = self.stand_paws[i];
+            target -= body;
+            // The paw's place in the stand, as low under the body as the crouch puts it.
+            let home = self.stand_paws[i] - DVec3::Z * body.z;
             let reached = [0.0, 0.25, 0.5, 0.75, 1.0]
                 .into_iter()
                 .find_map(|k| self.legs[i].reach(target.lerp(home, k), angles[i]));
@@ -848,11 +868,23 @@ mod tests {
         assert!((cut.slowed - went).abs() < 0.1, "{} {went}", cut.slowed);
     }
 
-    #[test]
-    fn a_trot_that_has_to_catch_up_finishes_in_the_crawl_and_gets_there() {
-        let trot = Gait::styled(&Profile::builtin("ERS-7").unwrap(), Style::TROT).unwrap();
-        // 300 mm straight ahead in 3 s, on a floor where the body goes 0.7 of what the
-        // walk reckons: at the path's end it is behind, and walks on to get there.
+    /// A trot that falls behind and finishes in the crawl: `model`'s, 300 mm straight
+    /// ahead in 3 s (16 ms rows), on a floor where the body goes 0.7 of what the walk
+    /// reckons, so that at the path's end it is behind and walks on to get there.
+    struct Behind {
+        gait: Gait,
+        path: Vec<Place>,
+        walked: Walked,
+        /// Where the floor had the body last.
+        last: Place,
+        /// The steps in the order they start, and the first that swings alone (the
+        /// crawl's; the trot's swing in diagonal pairs).
+        steps: Vec<Lift>,
+        first_alone: usize,
+    }
+
+    fn trot_behind(model: &str) -> Behind {
+        let gait = Gait::styled(&Profile::builtin(model).unwrap(), Style::TROT).unwrap();
         let row_s = 0.016;
         let path = straight_ahead(300.0, 3.0, row_s);
         let (mut body, mut was) = (Place::default(), Place::default());
@@ -865,27 +897,118 @@ mod tests {
             last = body;
             Some(body)
         };
-        let walked = trot.walk(&path, row_s, None, Some(&mut slipping));
-        // Each swing either has a partner in the air with it (the trot's diagonal pair)
-        // or is alone (the crawl's): the pairs first, then the crawl to the end.
-        let paired = |l: &Lift| {
-            walked
-                .steps
-                .iter()
-                .any(|o| o.paw != l.paw && o.start < l.end && l.start < o.end)
-        };
+        let walked = gait.walk(&path, row_s, None, Some(&mut slipping));
         let mut steps = walked.steps.clone();
         steps.sort_by_key(|l| l.start);
         let first_alone = steps
             .iter()
-            .position(|l| !paired(l))
+            .position(|l| !paired(&steps, l))
             .expect("no crawl steps");
+        Behind {
+            gait,
+            path,
+            walked,
+            last,
+            steps,
+            first_alone,
+        }
+    }
+
+    /// Whether another paw is in the air while `l` swings.
+    fn paired(steps: &[Lift], l: &Lift) -> bool {
+        steps
+            .iter()
+            .any(|o| o.paw != l.paw && o.start < l.end && l.start < o.end)
+    }
+
+    #[test]
+    fn a_trot_that_has_to_catch_up_finishes_in_the_crawl_and_gets_there() {
+        let Behind {
+            path,
+            last,
+            steps,
+            first_alone,
+            ..
+        } = trot_behind("ERS-7");
+        // Each swing either has a partner in the air with it (the trot's diagonal pair)
+        // or is alone (the crawl's): the pairs first, then the crawl to the end.
         assert!(first_alone >= 8, "{steps:?}");
         // One paw at a time from there on, a crawl's cycle at least, stepping home last.
-        assert!(steps[first_alone..].iter().all(|l| !paired(l)), "{steps:?}");
+        assert!(
+            steps[first_alone..].iter().all(|l| !paired(&steps, l)),
+            "{steps:?}"
+        );
         assert!(steps.len() - first_alone >= 4, "{steps:?}");
         let goal = path.last().unwrap();
         assert!(last.at.distance(goal.at) < 2.0 * ARRIVED_MM, "{last:?}");
+    }
+
+    /// How high the body stands over its lowest paw in each row of `walked` (mm): the
+    /// paw on the floor, as a walk keeps the body level.
+    fn heights(gait: &Gait, walked: &Walked) -> Vec<f64> {
+        walked
+            .legs
+            .iter()
+            .map(|row| {
+                -(0..4)
+                    .map(|i| gait.legs[i].paw(row[i]).z)
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .collect()
+    }
+
+    /// How high `gait`'s stand holds the body over its lowest paw, mm.
+    fn stand_height(gait: &Gait) -> f64 {
+        -gait
+            .stand_paws
+            .iter()
+            .map(|p| p.z)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    #[test]
+    fn a_crouched_walk_goes_down_and_up_smoothly_and_stays_down_into_the_crawl_it_ends_in() {
+        let crouch = Profile::builtin("ERS-210").unwrap().walk.crouch;
+        assert!(crouch > 0.0, "the ERS-210 walks crouched");
+        let Behind {
+            gait,
+            walked,
+            steps,
+            first_alone,
+            ..
+        } = trot_behind("ERS-210");
+        let stand = stand_height(&gait);
+        let h = heights(&gait, &walked);
+        // From the stand's height and back to it, with no jump between rows (a 15 mm
+        // crouch eased over the sway's 0.4 s goes at most 0.9 mm a row).
+        assert!((h[0] - stand).abs() < 1.0, "{} against {stand}", h[0]);
+        assert!((h[h.len() - 1] - stand).abs() < 1.0, "{h:?}");
+        let steepest = h
+            .windows(2)
+            .map(|w| (w[1] - w[0]).abs())
+            .fold(0.0, f64::max);
+        assert!(steepest < 1.5, "{steepest} mm in a row");
+        // Down by the crouch from the first step to the last, the trot's and the crawl's
+        // alike (within the few mm a paw's roll and a swing's landing move the lowest paw).
+        let (first, last) = (steps[0].start, steps.last().unwrap().end);
+        for (row, h) in h.iter().enumerate().take(last).skip(first) {
+            assert!(
+                (stand - crouch - h).abs() < 3.0,
+                "row {row}: {h} mm, stand {stand}"
+            );
+        }
+        assert!(first_alone >= 2, "{steps:?}");
+        assert!(
+            steps[first_alone..].iter().all(|l| !paired(&steps, l)),
+            "{steps:?}"
+        );
+        // A profile that walks upright (the ERS-7) keeps the stand's height throughout.
+        assert_eq!(Profile::builtin("ERS-7").unwrap().walk.crouch, 0.0);
+        let Behind { gait, walked, .. } = trot_behind("ERS-7");
+        let stand = stand_height(&gait);
+        for h in heights(&gait, &walked) {
+            assert!((h - stand).abs() < 3.0, "{h} against {stand}");
+        }
     }
 
     #[test]
