@@ -28,8 +28,8 @@
 //! stand's height a swing's first rows ask a knee up to 3–5 times its speed on the ERS-7
 //! and 6–9 times on the ERS-210, whose leg joints are half as fast, as the knee lifts
 //! the paw from a near-straight leg. The written motion slows them to their speed
-//! (`keyframes`), so a swing lifts later and lower than reckoned here; the ERS-210 and
-//! ERS-220 walk crouched for this. Slowing the styles' cycles to the legs' speed was
+//! (`keyframes`), so a swing lifts later and lower than reckoned here. The ERS-210 and
+//! ERS-220 walk crouched, which lessens it (their profiles give the figures). Slowing the styles' cycles to the legs' speed was
 //! tried, and lost the long walks more than it gained. Nothing here feels the floor:
 //! where the body really goes is the simulation's to say, and a walk may steer by it
 //! ([`Felt`]).
