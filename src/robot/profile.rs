@@ -53,7 +53,7 @@ pub struct WalkSettings {
 }
 
 impl WalkSettings {
-    /// The deepest crouch a profile may ask, mm: a fifth of the legs' length.
+    /// The deepest crouch a profile may ask, mm: about a fifth of the legs' length.
     pub const MAX_CROUCH_MM: f64 = 25.0;
 
     /// What is wrong with the figures, or `None`.
