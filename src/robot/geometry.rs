@@ -92,6 +92,20 @@ pub const MAX_MM: f64 = 1000.0;
 /// makes the physics meaningless.
 pub const MIN_KG: f64 = 1e-4;
 
+/// How a model walks, beyond its legs' geometry: the `[walk]` section.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WalkSettings {
+    /// How much lower than the stand the body walks, mm (the paws raised toward the hips
+    /// by as much). A leg near straight lifts its paw only by turning its knee fast, so
+    /// legs with slow joints walk better crouched.
+    #[serde(default)]
+    pub crouch: f64,
+}
+
+/// The deepest crouch a profile may ask, mm: about a fifth of the legs' length.
+pub const MAX_CROUCH_MM: f64 = 25.0;
+
 /// Largest mass of one link, kg (a whole AIBO weighs 1.4 to 1.6 kg).
 pub const MAX_KG: f64 = 10.0;
 
@@ -158,6 +172,18 @@ impl BodyGeometry {
         f.extend(coordinates("[body]", "tail", &self.tail));
         f.push(length("[body]", "tail_length", self.tail_length));
         first_bad(&f)
+    }
+}
+
+impl WalkSettings {
+    /// The first figure out of range, named, or `None`.
+    pub fn problem(&self) -> Option<String> {
+        first_bad(&[(
+            "[walk] crouch".to_string(),
+            self.crouch,
+            0.0..=MAX_CROUCH_MM,
+            "a depth in mm, from 0 to 25",
+        )])
     }
 }
 

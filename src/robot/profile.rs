@@ -38,34 +38,7 @@ pub struct Profile {
     /// Masses for `check --balance` and `simulate`; `None` when not given.
     pub mass: Option<crate::robot::geometry::MassModel>,
     /// How the robot walks (`build --gait`); the defaults where the profile says nothing.
-    pub walk: WalkSettings,
-}
-
-/// How a model walks, beyond its legs' geometry: the `[walk]` section.
-#[derive(Debug, Clone, Copy, PartialEq, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct WalkSettings {
-    /// How much lower than the stand the body walks, mm (the paws raised toward the hips
-    /// by as much). A leg near straight lifts its paw only by turning its knee fast, so
-    /// legs with slow joints walk better crouched.
-    #[serde(default)]
-    pub crouch: f64,
-}
-
-impl WalkSettings {
-    /// The deepest crouch a profile may ask, mm: about a fifth of the legs' length.
-    pub const MAX_CROUCH_MM: f64 = 25.0;
-
-    /// What is wrong with the figures, or `None`.
-    fn problem(&self) -> Option<String> {
-        (!(0.0..=Self::MAX_CROUCH_MM).contains(&self.crouch)).then(|| {
-            format!(
-                "[walk] crouch = {}: a depth in mm, from 0 to {}",
-                self.crouch,
-                Self::MAX_CROUCH_MM
-            )
-        })
-    }
+    pub walk: crate::robot::geometry::WalkSettings,
 }
 
 /// One robot joint's source: a measure of the source body, and how it scales:
@@ -507,7 +480,7 @@ struct RawProfile {
     legs: Option<Spanned<crate::robot::geometry::LegGeometry>>,
     body: Option<Spanned<crate::robot::geometry::BodyGeometry>>,
     mass: Option<Spanned<crate::robot::geometry::MassModel>>,
-    walk: Option<Spanned<WalkSettings>>,
+    walk: Option<Spanned<crate::robot::geometry::WalkSettings>>,
 }
 
 #[derive(Deserialize)]

@@ -29,8 +29,9 @@
 //! and 6–9 times on the ERS-210, whose leg joints are half as fast, as the knee lifts
 //! the paw from a near-straight leg. The written motion slows them to their speed
 //! (`keyframes`), so a swing lifts later and lower than reckoned here. The ERS-210 and
-//! ERS-220 walk crouched, which lessens it (their profiles give the figures). Slowing the styles' cycles to the legs' speed was
-//! tried, and lost the long walks more than it gained. Nothing here feels the floor:
+//! ERS-220 walk crouched, which lessens it (their profiles give the figures). Slowing
+//! the styles' cycles to the legs' speed was tried, and lost the long walks more than it
+//! gained. Nothing here feels the floor:
 //! where the body really goes is the simulation's to say, and a walk may steer by it
 //! ([`Felt`]).
 
@@ -468,21 +469,19 @@ impl Gait {
             }
             travelled += DVec2::from_angle(heading).rotate(linear * row_s);
             heading += turn * row_s;
-            // The sway: full once the stepping starts, eased in before and out after.
-            let ease = if let Some(from) = sway_out {
-                1.0 - (row - from) as f64 / sway_in as f64
-            } else if phase < 0.0 {
+            // Sway and crouch ease out alike over the sway's time once every paw is home.
+            let leaving = sway_out.map(|from| 1.0 - (row - from) as f64 / sway_in as f64);
+            // The sway: full once the stepping starts, eased in before (by the phase: a
+            // trot finishing in the crawl sways in anew) and out after.
+            let ease = leaving.unwrap_or(if phase < 0.0 {
                 1.0 + phase * style.cycle_max_s / SWAY_IN_S
             } else {
                 1.0
-            };
+            });
             let body = style.sway(phase.max(0.0)) * smooth(ease.clamp(0.0, 1.0));
-            // The crouch goes down as the walk begins and up as it ends, over the sway's
-            // time, whatever the style (a trot finishing in the crawl stays down).
-            let down = match sway_out {
-                Some(from) => 1.0 - (row - from) as f64 / sway_in as f64,
-                None => (row + 1) as f64 / sway_in as f64,
-            };
+            // The crouch goes down by rows from the walk's first, whatever the style (a
+            // trot finishing in the crawl stays down).
+            let down = leaving.unwrap_or((row + 1) as f64 / sway_in as f64);
             let lowered = -self.crouch_mm * smooth(down.clamp(0.0, 1.0));
             self.pose_legs(
                 style,
@@ -615,9 +614,9 @@ impl Gait {
     }
 
     /// Each leg's angles for its paw: a planted one where it is, a swinging one along its
-    /// arc at `phase`, all less the body's sway and crouch `body`. A target out of reach (an inward
-    /// paw past J2's limit) gives way toward the paw's place in the stand; a planted
-    /// paw's centre moves by its roll as its leg turns.
+    /// arc at `phase`, all less the body's sway and crouch `body`. A target out of reach
+    /// (an inward paw past J2's limit) gives way toward the paw's place in the stand; a
+    /// planted paw's centre moves by its roll as its leg turns.
     fn pose_legs(
         &self,
         style: Style,
