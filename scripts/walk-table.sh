@@ -26,6 +26,8 @@ print("|---|---|---|---|---|---|---|---|---|---|---|")
 # performer's scaled distance, and within 20 deg of their final heading (the turn made
 # against the turn asked, whole turns counted).
 within, built = 0, 0
+# How low the walks went, where they crouched.
+crouched = lambda walks: "".join(sorted({f" {w['crouch_mm']:.0f} mm down" for w in walks if w['crouch_mm'] > 0}))
 for take in takes:
     for model in models:
         mtn = os.path.join(out, "take.mtn")
@@ -48,7 +50,7 @@ for take in takes:
                 and 0.7 <= share <= 1.3 and turned <= 20:
             within += 1
         print(f"| {os.path.basename(take)} | {model} | {len(walks)} ({sum(w['walks_s'] for w in walks):.1f} s, "
-              f"{sum(w['steps'] for w in walks)}) | {stage['gait']}, {stage['steering']} | "
+              f"{sum(w['steps'] for w in walks)}) | {stage['gait']}{crouched(walks)}, {stage['steering']} | "
               f"{' / '.join(judged)} | "
               f"{p['robot_mm']:.0f} / {p['performer_mm']:.0f} mm ({100 * p['share']:.0f}%) | "
               f"{p['robot_heading_deg']:.0f}° / {p['performer_heading_deg']:.0f}° | {p['end_gap_mm']:.0f} mm | "

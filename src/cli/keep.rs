@@ -73,6 +73,9 @@ pub struct Walked {
     /// How long the robot walks on after the performer's travel and any wait for it,
     /// over what the performer does next, s (0: it is done in time).
     pub over_s: f64,
+    /// How much lower than the stand the body walked, mm (the profile's `[walk] crouch`,
+    /// or 0 for a walk at the stand's height).
+    pub crouch_mm: f64,
 }
 
 impl Stage {
@@ -128,6 +131,7 @@ impl Stage {
                     turn_deg: w.gait.travel.1.to_degrees().round(),
                     speed_share: (w.gait.slowed * 100.0).round() / 100.0,
                     over_s: over_s(w),
+                    crouch_mm: w.gait.crouch_mm,
                 })
                 .collect(),
             waits: kept.waits.clone(),
@@ -240,15 +244,22 @@ impl Stage {
             let _ = writeln!(t, "    simulated, {}", p.text());
         }
         if let Some(way) = self.way {
-            let gait = match way.style == Style::TROT {
+            let gait = match way.style.name == Style::TROT.name {
                 true => "trotted (the performer goes faster than a crawl, and the simulation keeps the trot up)",
                 false => "crawled",
+            };
+            // Said where the profile crouches: which height the walks went at.
+            let crouch = self.walks.iter().map(|w| w.crouch_mm).fold(0.0, f64::max);
+            let height = match (way.style.crouched, crouch > 0.0) {
+                (_, true) => format!(", {crouch:.0} mm crouched"),
+                (false, false) => ", upright (the trot followed the performer better so)".into(),
+                (true, false) => String::new(),
             };
             let steering = match way.steering {
                 Steering::Felt => "steered by where the simulated body went",
                 Steering::Reckoned => "steered by their own reckoning",
             };
-            let _ = writeln!(t, "    the walks {gait}, {steering}");
+            let _ = writeln!(t, "    the walks {gait}{height}, {steering}");
         }
         if self.shift_mm > 0.5 {
             let _ = writeln!(t, "    weight shifted up to {:.0} mm", self.shift_mm);

@@ -17,7 +17,9 @@
 //! A paw on the floor stays on its spot while the body moves over it; a swinging paw
 //! rises [`LIFT_MM`] and lands half a stride ahead of its place in the stand, so that the
 //! paws stay around the stand. The body walks as much lower than the stand as the
-//! profile's `[walk] crouch` says, going down as the walk begins and up as it ends.
+//! profile's `[walk] crouch` says, going down as the walk begins and up as it ends
+//! ([`Style::UPRIGHT_TROT`] keeps the stand's height: the build tries it beside the
+//! crouched trot, `pipeline`).
 //!
 //! The stride is limited by the legs' reach around the stand ([`REACH_MM`]) and the cycle
 //! by the style's quickest: a path faster than the walk is walked later, all of it (the
@@ -59,6 +61,9 @@ pub struct Style {
     /// The cycle's shortest and longest duration, s.
     cycle_min_s: f64,
     cycle_max_s: f64,
+    /// Whether the body walks as low as the profile's `[walk] crouch` says, or at the
+    /// stand's height.
+    pub crouched: bool,
 }
 
 impl Style {
@@ -72,6 +77,7 @@ impl Style {
         surge_mm: 10.0,
         cycle_min_s: 1.2,
         cycle_max_s: 2.0,
+        crouched: true,
     };
 
     /// The trot: left front with right hind, then right front with left hind, two fifths
@@ -84,6 +90,13 @@ impl Style {
         surge_mm: 0.0,
         cycle_min_s: 0.6,
         cycle_max_s: 1.0,
+        crouched: true,
+    };
+
+    /// The trot at the stand's height, whatever the profile's crouch.
+    pub const UPRIGHT_TROT: Style = Style {
+        crouched: false,
+        ..Style::TROT
     };
 
     /// The share of the cycle each paw carries weight.
@@ -234,6 +247,8 @@ pub struct Walked {
     /// Where the body went over the floor by the crawl's own reckoning: forward and left
     /// (mm, in the heading it started with) and the turn (radians).
     pub travel: (DVec2, f64),
+    /// How much lower than the stand the body walked, mm.
+    pub crouch_mm: f64,
 }
 
 impl Gait {
@@ -271,7 +286,11 @@ impl Gait {
             stand_angles,
             leg_mm,
             paw_radius: profile.mass.as_ref().map_or(0.0, |m| m.paw_radius),
-            crouch_mm: profile.walk.crouch,
+            crouch_mm: if style.crouched {
+                profile.walk.crouch
+            } else {
+                0.0
+            },
             style,
         })
     }
@@ -309,6 +328,7 @@ impl Gait {
             steps: Vec::new(),
             slowed: 1.0,
             travel: (DVec2::ZERO, 0.0),
+            crouch_mm: self.crouch_mm,
         };
         if !row_s.is_finite() || row_s <= 0.0 {
             return out;

@@ -642,6 +642,7 @@ mod tests {
                     steps: Vec::new(),
                     slowed: 1.0,
                     travel: (DVec2::ZERO, 0.0),
+                    crouch_mm: 0.0,
                 },
                 source_s: (0.0, 1.0),
                 path: Vec::new(),
