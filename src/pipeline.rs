@@ -452,11 +452,17 @@ fn walked_plan(
     (plan, padded)
 }
 
+/// A felt way's [`PathFigures::miss`] that follows the performer well enough not to
+/// feel another: one acceptance bound's worth (20° of heading, 30% of distance, or a
+/// leg length from their end).
+#[cfg(feature = "physics")]
+const FOLLOWED: f64 = 1.0;
+
 /// The balance stage, keyframes and the proof ([`keep_balance`]), walking the way that
 /// follows the performer best. With the simulation, the walks steer by the simulated
 /// floor (`stability::floor`), and the robot crawls; where the performer goes faster
-/// than a crawl can, it is planned trotting too (where the profile crouches, crouched
-/// and upright), and the way whose floor had the body end nearer where the performer's
+/// than a crawl can, it is planned trotting too (where the profile crouches, and neither
+/// crouched way follows within [`FOLLOWED`], upright as well), and the way whose floor had the body end nearer where the performer's
 /// does, facing the same way, having come as far ([`PathFigures::miss`]), is proved; the
 /// next only where the proof has it fall, and then the one that stays up (or misses
 /// less) is kept. Without the simulation, the
@@ -481,13 +487,15 @@ fn walked(
             let mut styles = vec![Style::CRAWL];
             if crawl_falls_behind {
                 styles.push(Style::TROT);
-                // The crouch spares the slow knees of the ERS-210/220 and follows most
-                // takes better, but their crouched trot barely steers where the
-                // performer sidesteps and turns at once (pymo's 8-walk: 48% of the
-                // distance, where upright it goes 92%). One more way felt.
-                if from.profile.walk.crouch > 0.0 {
-                    styles.push(Style::UPRIGHT_TROT);
-                }
+            }
+            // The crouch spares the slow knees of the ERS-210/220 and follows most takes
+            // better, but their crouched trot barely steers where the performer
+            // sidesteps and turns at once (pymo's 8-walk: 48% of the distance, where
+            // upright it goes 92%). The upright trot is felt too where the crouched ways
+            // miss by more than `FOLLOWED` (one more felt walk, only there).
+            let upright = crawl_falls_behind && from.profile.walk.crouch > 0.0;
+            if upright {
+                styles.push(Style::UPRIGHT_TROT);
             }
             let waited = styles
                 .iter()
@@ -501,24 +509,6 @@ fn walked(
                 style,
                 steering: Steering::Felt,
             };
-            // Each way planned, its walks felt, side by side on as many cores as there
-            // are; the way whose floor followed the performer best is proved first. The
-            // floor is the proof's (`walking::felt_in_context`): only where the proof has
-            // that way fall is the other proved too.
-            let planned: Vec<Result<(Way, Stage, Planned), BuildError>> =
-                std::thread::scope(|scope| {
-                    let ways: Vec<_> = styles
-                        .iter()
-                        .zip(&froms)
-                        .map(|(&style, from)| {
-                            let way = felt(style);
-                            scope.spawn(move || plan_way(from, way).map(|(s, p)| (way, s, p)))
-                        })
-                        .collect();
-                    ways.into_iter()
-                        .map(|way| way.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                        .collect()
-                });
             // How far a way's body missed the performer's path, said at `-vv`.
             let missed = |way: Way, how: &str, figures: Option<PathFigures>| {
                 let miss = figures
@@ -532,15 +522,39 @@ fn walked(
                 );
                 miss
             };
-            let mut ways: Vec<(f64, (usize, Way, Stage, Planned))> = Vec::new();
-            for (k, planned) in planned.into_iter().enumerate() {
-                let (way, stage, planned) = planned?;
-                let figures = walks_against(&planned.plan.walks, &planned.felt_path);
-                ways.push((
-                    missed(way, "as the floor felt it", figures),
-                    (k, way, stage, planned),
-                ));
+            // Ways `ks` planned, their walks felt, side by side on as many cores as
+            // there are, each with how far its floor's body missed the performer's path.
+            // The floor is the proof's (`walking::felt_in_context`).
+            let feel = |ks: std::ops::Range<usize>| {
+                let planned: Vec<Result<(Way, Stage, Planned), BuildError>> =
+                    std::thread::scope(|scope| {
+                        let ways: Vec<_> = ks
+                            .clone()
+                            .map(|k| {
+                                let (way, from) = (felt(styles[k]), &froms[k]);
+                                scope.spawn(move || plan_way(from, way).map(|(s, p)| (way, s, p)))
+                            })
+                            .collect();
+                        ways.into_iter()
+                            .map(|way| way.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                            .collect()
+                    });
+                ks.zip(planned)
+                    .map(|(k, planned)| {
+                        let (way, stage, planned) = planned?;
+                        let figures = walks_against(&planned.plan.walks, &planned.felt_path);
+                        let miss = missed(way, "as the floor felt it", figures);
+                        Ok((miss, (k, way, stage, planned)))
+                    })
+                    .collect::<Result<Vec<_>, BuildError>>()
+            };
+            let crouched = styles.len() - usize::from(upright);
+            let mut ways = feel(0..crouched)?;
+            if upright && ways.iter().all(|(miss, _)| *miss > FOLLOWED) {
+                ways.extend(feel(crouched..styles.len())?);
             }
+            // The way whose floor followed the performer best is proved first; only
+            // where the proof has it fall is the next proved too.
             // The crawl first on a tie (it comes first, and the sort keeps the order).
             ways.sort_by(|a, b| a.0.total_cmp(&b.0));
             // Proved: the one that stays up, then the one that misses less.

@@ -18,8 +18,8 @@
 //! rises [`LIFT_MM`] and lands half a stride ahead of its place in the stand, so that the
 //! paws stay around the stand. The body walks as much lower than the stand as the
 //! profile's `[walk] crouch` says, going down as the walk begins and up as it ends
-//! ([`Style::UPRIGHT_TROT`] keeps the stand's height: the build tries it beside the
-//! crouched trot, `pipeline`).
+//! ([`Style::UPRIGHT_TROT`] keeps the stand's height: a build tries it where the
+//! crouched walks miss the performer's path, `pipeline`).
 //!
 //! The stride is limited by the legs' reach around the stand ([`REACH_MM`]) and the cycle
 //! by the style's quickest: a path faster than the walk is walked later, all of it (the
