@@ -462,10 +462,10 @@ const FOLLOWED: f64 = 1.0;
 /// follows the performer best. With the simulation, the walks steer by the simulated
 /// floor (`stability::floor`), and the robot crawls; where the performer goes faster
 /// than a crawl can, it is planned trotting too (where the profile crouches, and neither
-/// crouched way follows within [`FOLLOWED`], upright as well), and the way whose floor had the body end nearer where the performer's
-/// does, facing the same way, having come as far ([`PathFigures::miss`]), is proved; the
-/// next only where the proof has it fall, and then the one that stays up (or misses
-/// less) is kept. Without the simulation, the
+/// crouched way follows within [`FOLLOWED`], upright as well), and the way whose floor
+/// had the body end nearer where the performer's does, facing the same way, having come
+/// as far ([`PathFigures::miss`]), is proved; the next only where the proof has it fall,
+/// and then the one that stays up (or misses less) is kept. Without the simulation, the
 /// crawl steers by its own reckoning. Each way plays the performance waiting for its
 /// own walks ([`Waited`]): that of the way kept comes back where it waits at all.
 fn walked(
