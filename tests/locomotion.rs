@@ -802,8 +802,15 @@ fn the_ers210_trots_crouched_or_upright_whichever_follows_the_performer() {
         for w in walks {
             assert_eq!(w["crouch_mm"].as_f64(), Some(walked_crouch), "{take:?}");
         }
+        // The summary says which height it walked at.
         let dir = tempfile::tempdir().unwrap();
         let mtn = dir.path().join("take.mtn");
+        let summary = common::stdout(&common::build_file(&take, "ERS-210", &[], &mtn));
+        let said = match walked_crouch {
+            0.0 => "upright (crouched, they followed the performer's path less well)".to_string(),
+            c => format!("{c:.0} mm crouched"),
+        };
+        assert!(summary.contains(&said), "{take:?}: {summary}");
         std::fs::write(&mtn, &bytes).unwrap();
         let mtn = mtn.to_str().unwrap();
         assert_eq!(

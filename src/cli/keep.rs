@@ -252,7 +252,9 @@ impl Stage {
             let crouch = self.walks.iter().map(|w| w.crouch_mm).fold(0.0, f64::max);
             let height = match (way.style.crouched, crouch > 0.0) {
                 (_, true) => format!(", {crouch:.0} mm crouched"),
-                (false, false) => ", upright (the trot followed the performer better so)".into(),
+                (false, false) => {
+                    ", upright (crouched, they followed the performer's path less well)".into()
+                }
                 (true, false) => String::new(),
             };
             let steering = match way.steering {
