@@ -128,8 +128,10 @@ pub struct Args {
     /// goes; where the performer goes faster than it can, it walks their path later (up
     /// to 20 s after them, their gestures meanwhile giving way: see --timing) rather
     /// than cutting across. Where the performer outpaces the crawl, a trot instead if
-    /// the simulation keeps it up and it follows the performer better. `off` has the
-    /// legs follow the performer's, treading in place.
+    /// the simulation keeps it up and it follows the performer better. A profile's
+    /// `[walk] crouch` lowers the body while it walks (the ERS-210/220); where that
+    /// follows the performer badly, the trot is tried upright too. `off` has the legs
+    /// follow the performer's, treading in place.
     #[arg(long, value_enum, default_value_t = OnOff::On, value_name = "on|off")]
     pub gait: OnOff,
     /// What follows a walk (--gait) the robot needs longer for than the performer took.
