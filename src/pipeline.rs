@@ -488,27 +488,11 @@ fn walked(
             if crawl_falls_behind {
                 styles.push(Style::TROT);
             }
-            // The crouch spares the slow knees of the ERS-210/220 and follows most takes
-            // better, but their crouched trot barely steers where the performer
-            // sidesteps and turns at once (pymo's 8-walk: 48% of the distance, where
-            // upright it goes 92%). The upright trot is felt too where the crouched ways
-            // miss by more than `FOLLOWED` (one more felt walk, only there).
-            let upright = crawl_falls_behind && from.profile.walk.crouch > 0.0;
-            if upright {
-                styles.push(Style::UPRIGHT_TROT);
-            }
-            let waited = styles
-                .iter()
-                .map(|&style| Waited::of(from, style))
-                .collect::<Result<Vec<_>, _>>()?;
-            let froms: Vec<Balancing> = waited
-                .iter()
-                .map(|w| w.as_ref().map_or(*from, |w| w.balancing(from)))
-                .collect();
-            let felt = |style| Way {
-                style,
-                steering: Steering::Felt,
-            };
+            // Each way tried: its style, and the performance as it plays for it.
+            let mut tried = styles
+                .into_iter()
+                .map(|style| Ok((style, Waited::of(from, style)?)))
+                .collect::<Result<Vec<_>, BuildError>>()?;
             // How far a way's body missed the performer's path, said at `-vv`.
             let missed = |way: Way, how: &str, figures: Option<PathFigures>| {
                 let miss = figures
@@ -522,24 +506,29 @@ fn walked(
                 );
                 miss
             };
-            // Ways `ks` planned, their walks felt, side by side on as many cores as
-            // there are, each with how far its floor's body missed the performer's path.
-            // The floor is the proof's (`walking::felt_in_context`).
-            let feel = |ks: std::ops::Range<usize>| {
+            // The ways tried from `first` on planned, their walks felt, side by side on
+            // as many cores as there are, each with how far its floor's body missed the
+            // performer's path. The floor is the proof's (`walking::felt_in_context`).
+            let feel = |tried: &[(Style, Option<Waited>)], first: usize| {
                 let planned: Vec<Result<(Way, Stage, Planned), BuildError>> =
                     std::thread::scope(|scope| {
-                        let ways: Vec<_> = ks
-                            .clone()
-                            .map(|k| {
-                                let (way, from) = (felt(styles[k]), &froms[k]);
-                                scope.spawn(move || plan_way(from, way).map(|(s, p)| (way, s, p)))
+                        let ways: Vec<_> = tried[first..]
+                            .iter()
+                            .map(|(style, waited)| {
+                                let way = Way {
+                                    style: *style,
+                                    steering: Steering::Felt,
+                                };
+                                let from = Waited::balancing_of(waited, from);
+                                scope.spawn(move || plan_way(&from, way).map(|(s, p)| (way, s, p)))
                             })
                             .collect();
                         ways.into_iter()
                             .map(|way| way.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
                             .collect()
                     });
-                ks.zip(planned)
+                (first..)
+                    .zip(planned)
                     .map(|(k, planned)| {
                         let (way, stage, planned) = planned?;
                         let figures = walks_against(&planned.plan.walks, &planned.felt_path);
@@ -548,10 +537,19 @@ fn walked(
                     })
                     .collect::<Result<Vec<_>, BuildError>>()
             };
-            let crouched = styles.len() - usize::from(upright);
-            let mut ways = feel(0..crouched)?;
-            if upright && ways.iter().all(|(miss, _)| *miss > FOLLOWED) {
-                ways.extend(feel(crouched..styles.len())?);
+            let mut ways = feel(&tried, 0)?;
+            // The crouch spares the slow knees of the ERS-210/220 and follows most takes
+            // better, but their crouched trot barely steers where the performer
+            // sidesteps and turns at once (pymo's 8-walk: 48% of the distance, where
+            // upright it goes 92%). The upright trot is felt too where the crouched ways
+            // miss by more than `FOLLOWED` (one more felt walk, only there).
+            if crawl_falls_behind
+                && from.profile.walk.crouch > 0.0
+                && ways.iter().all(|(miss, _)| *miss > FOLLOWED)
+            {
+                let style = Style::UPRIGHT_TROT;
+                tried.push((style, Waited::of(from, style)?));
+                ways.extend(feel(&tried, tried.len() - 1)?);
             }
             // The way whose floor followed the performer best is proved first; only
             // where the proof has it fall is the next proved too.
@@ -563,8 +561,10 @@ fn walked(
             let mut best: Option<((bool, f64), usize, Proved)> = None;
             for (_, (k, way, stage, planned)) in ways {
                 // Keyframed only for a way proved (most builds prove one).
-                let unbalanced = Waited::unbalanced(&waited[k], from, &unbalanced)?;
-                let built = keep_planned(&froms[k], unbalanced, way, &stage, planned)?;
+                let waited = &tried[k].1;
+                let unbalanced = Waited::unbalanced(waited, from, &unbalanced)?;
+                let from = Waited::balancing_of(waited, from);
+                let built = keep_planned(&from, unbalanced, way, &stage, planned)?;
                 let falls = built.1.falls().is_some();
                 let how = if falls {
                     "proved: falls"
@@ -580,7 +580,7 @@ fn walked(
                 }
             }
             if let Some((_, k, (keyed, kept))) = best {
-                let waited = waited.into_iter().nth(k).flatten();
+                let waited = tried.swap_remove(k).1;
                 return Ok((keyed, Waited::told(kept, &waited), waited));
             }
         }
@@ -684,6 +684,11 @@ impl Waited {
             Some(w) => finish(&w.grid, from.profile, &from.options.keyframes)?,
             None => unbalanced.clone(),
         })
+    }
+
+    /// `from` with the waits of `waited` in, where it waits at all.
+    fn balancing_of<'a>(waited: &'a Option<Waited>, from: &Balancing<'a>) -> Balancing<'a> {
+        waited.as_ref().map_or(*from, |w| w.balancing(from))
     }
 
     /// `from` with the waits in.

@@ -248,14 +248,15 @@ impl Stage {
                 true => "trotted (the performer goes faster than a crawl, and the simulation keeps the trot up)",
                 false => "crawled",
             };
-            // Said where the profile crouches: which height the walks went at.
-            let crouch = self.walks.iter().map(|w| w.crouch_mm).fold(0.0, f64::max);
-            let height = match (way.style.crouched, crouch > 0.0) {
-                (_, true) => format!(", {crouch:.0} mm crouched"),
-                (false, false) => {
-                    ", upright (crouched, they followed the performer's path less well)".into()
-                }
-                (true, false) => String::new(),
+            // Which height the walks went at, where the profile crouches (only there is
+            // a walk tried upright; one way's walks share it).
+            let crouch = self.walks.first().map_or(0.0, |w| w.crouch_mm);
+            let height = if !way.style.crouched {
+                ", upright (crouched, they followed the performer's path less well)".to_string()
+            } else if crouch > 0.0 {
+                format!(", {crouch:.0} mm crouched")
+            } else {
+                String::new()
             };
             let steering = match way.steering {
                 Steering::Felt => "steered by where the simulated body went",

@@ -962,27 +962,24 @@ mod tests {
         assert!(last.at.distance(goal.at) < 2.0 * ARRIVED_MM, "{last:?}");
     }
 
-    /// How high the body stands over its lowest paw in each row of `walked` (mm): the
-    /// paw on the floor, as a walk keeps the body level.
+    /// How high the body stands over the lowest of `paws` (body frame, mm): the paw on
+    /// the floor, as a walk keeps the body level.
+    fn over_lowest(paws: impl IntoIterator<Item = DVec3>) -> f64 {
+        -paws.into_iter().map(|p| p.z).fold(f64::INFINITY, f64::min)
+    }
+
+    /// How high the body stands in each row of `walked` (mm).
     fn heights(gait: &Gait, walked: &Walked) -> Vec<f64> {
         walked
             .legs
             .iter()
-            .map(|row| {
-                -(0..4)
-                    .map(|i| gait.legs[i].paw(row[i]).z)
-                    .fold(f64::INFINITY, f64::min)
-            })
+            .map(|row| over_lowest((0..4).map(|i| gait.legs[i].paw(row[i]))))
             .collect()
     }
 
-    /// How high `gait`'s stand holds the body over its lowest paw, mm.
+    /// How high `gait`'s stand holds the body, mm.
     fn stand_height(gait: &Gait) -> f64 {
-        -gait
-            .stand_paws
-            .iter()
-            .map(|p| p.z)
-            .fold(f64::INFINITY, f64::min)
+        over_lowest(gait.stand_paws)
     }
 
     #[test]
