@@ -686,7 +686,8 @@ impl Waited {
         })
     }
 
-    /// `from` with the waits of `waited` in, where it waits at all.
+    /// `from` with the waits of `waited` in, where it waits at all (the felt ways').
+    #[cfg(feature = "physics")]
     fn balancing_of<'a>(waited: &'a Option<Waited>, from: &Balancing<'a>) -> Balancing<'a> {
         waited.as_ref().map_or(*from, |w| w.balancing(from))
     }
