@@ -2,7 +2,7 @@
 # Regenerates the README's gallery from the example motion capture, with the commands
 # themselves: a plot, a still of the preview, and the animated preview.
 #   scripts/gallery.sh                 rebuilds, and rewrites docs/gallery
-#   BIN=… OUT=… scripts/gallery.sh     with that binary, into that folder (tests/gallery.rs
+#   BIN=… OUT=… scripts/gallery.sh     with that binary, into that folder (tests/suite/gallery.rs
 #                                      checks that the committed pictures are what it draws)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -2,7 +2,7 @@
 """Writes synthetic walking takes (BVH, under 40 kB each) into a folder, as fuzz seeds
 for `build_from_bvh`: without them its corpus shrinks to inputs that never walk, and the
 gait, the felt floor and the choice between crawl and trot go unfuzzed. The performer
-is the tests' (`tests/common/mod.rs`, read from there): a straight walk at 2.5 leg
+is the tests' (`tests/suite/common/mod.rs`, read from there): a straight walk at 2.5 leg
 lengths a second with the head turning and the legs and arms swinging, a 1 m circle,
 and a run at 3 leg lengths a second.
 
@@ -13,7 +13,7 @@ import os
 import sys
 
 here = os.path.dirname(os.path.abspath(__file__))
-source = open(os.path.join(here, "..", "tests", "common", "mod.rs")).read()
+source = open(os.path.join(here, "..", "tests", "suite", "common", "mod.rs")).read()
 hierarchy = source.split('pub const PERFORMER: &str = "')[1].split('";')[0]
 joints = source.split("pub const PERFORMER_JOINTS: [&str; 16] = [")[1].split("];")[0]
 joints = [j.strip().strip('"') for j in joints.split(",") if j.strip()]

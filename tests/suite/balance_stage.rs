@@ -1,0 +1,542 @@
+//! The balance stage (`build`, on by default): performers who raise both arms, wave one
+//! with the other elbow bent, and walk in place become motions that stay up, judged on
+//! the written motion by the static test and by the simulation (not by the stage's own
+//! plan); the README's example falls in all three judges without it and stays up in all
+//! three with it; and `--balance off` is byte for byte the build from before the stage.
+
+use crate::common;
+
+use aibo_motion::likeness::Likeness;
+use aibo_motion::mtn::{self, Motion};
+use aibo_motion::pipeline::{build, Balance, BuildOptions, Built};
+use aibo_motion::robot::profile::Profile;
+use aibo_motion::source::bvh;
+use aibo_motion::stability::{physics, statics};
+use std::path::Path;
+
+const RATE: f64 = 1.0 / 30.0;
+
+/// `frames` of the test performer at 30 fps, built for `model`.
+fn built(model: &str, frames: &[Vec<(&str, char, f64)>], balance: Balance) -> (Profile, Built) {
+    let text = common::performer_bvh(frames, RATE);
+    let clip = bvh::read(text.as_bytes()).unwrap();
+    let profile = Profile::builtin(model).unwrap();
+    let options = BuildOptions {
+        balance,
+        ..BuildOptions::default()
+    };
+    let built = build(&clip, &profile, &options).unwrap();
+    (profile, built)
+}
+
+/// What the robot stands on in each dense 8 ms frame, by the static test.
+fn standing_on(motion: &Motion, profile: &Profile) -> Vec<Vec<String>> {
+    statics::stances(motion, profile)
+        .unwrap()
+        .into_iter()
+        .map(|s| s.standing_on)
+        .collect()
+}
+
+/// Both judges on the written motion: the static test finds no tip over 100 ms, and the
+/// simulation at 80% of the servos' torque stays up.
+fn assert_stays_up(motion: &Motion, profile: &Profile, what: &str) {
+    let report = statics::check(motion, profile, 0.0).unwrap();
+    assert_eq!(report.faults().count(), 0, "{what}: {}", report.summary());
+    let sim = physics::simulate(motion, profile, 0.8 * physics::SERVO_TORQUE_NM).unwrap();
+    assert!(sim.fall.is_none(), "{what}: {}", sim.summary());
+    let check = aibo_motion::check::check(motion, profile);
+    assert!(
+        check.violations.is_empty(),
+        "{what}: {:?}",
+        check.violations
+    );
+}
+
+/// The frames from `from` s to `to` s of the performance, in the motion's dense frames.
+fn dense_range(built: &Built, from: f64, to: f64) -> std::ops::Range<usize> {
+    let at = |s: f64| ((built.source_start_ms as f64 + s * 1000.0) / 8.0) as usize;
+    at(from)..at(to)
+}
+
+fn down(frame: &[String], paw: &str) -> bool {
+    frame.iter().any(|p| p == &format!("{paw} paw"))
+}
+
+/// Still for a second, `pose` reached over half a second and held for `hold` seconds
+/// (with `extra(t)` added at t seconds into the hold), then back and still again.
+fn performance(
+    pose: &[(&'static str, char, f64)],
+    hold: f64,
+    extra: impl Fn(f64) -> Vec<(&'static str, char, f64)>,
+) -> Vec<Vec<(&'static str, char, f64)>> {
+    let count = |s: f64| (s / RATE).round() as usize;
+    let scaled = |k: f64| pose.iter().map(|&(j, a, d)| (j, a, d * k)).collect();
+    let mut frames: Vec<Vec<(&str, char, f64)>> = vec![vec![]; count(1.0)];
+    for i in 0..count(0.5) {
+        frames.push(scaled(i as f64 / count(0.5) as f64));
+    }
+    for i in 0..count(hold) {
+        let mut f: Vec<(&str, char, f64)> = scaled(1.0);
+        f.extend(extra(i as f64 * RATE));
+        frames.push(f);
+    }
+    for i in 0..count(0.5) {
+        frames.push(scaled(1.0 - i as f64 / count(0.5) as f64));
+    }
+    frames.extend(vec![vec![]; count(1.0)]);
+    frames
+}
+
+#[test]
+fn a_performer_who_raises_both_arms_gets_one_front_paw_up_and_stays_up() {
+    let both_up = [("LeftArm", 'x', -130.0), ("RightArm", 'x', -130.0)];
+    for model in ["ERS-7", "ERS-210"] {
+        let (profile, built) = built(
+            model,
+            &performance(&both_up, 3.0, |_| vec![]),
+            Balance::default(),
+        );
+        assert_stays_up(&built.motion, &profile, model);
+        let frames = standing_on(&built.motion, &profile);
+        // In the hold's middle second and a half: exactly one front paw up, always the
+        // same one, and both hind paws down.
+        let hold = &frames[dense_range(&built, 2.25, 3.75)];
+        let raised: Vec<&str> = ["lf", "rf"]
+            .into_iter()
+            .filter(|paw| hold.iter().all(|f| !down(f, paw)))
+            .collect();
+        assert_eq!(raised.len(), 1, "{model}: {:?}", hold[0]);
+        let planted = if raised[0] == "lf" { "rf" } else { "lf" };
+        for f in hold {
+            assert!(
+                down(f, planted) && down(f, "lh") && down(f, "rh"),
+                "{model}: {f:?}"
+            );
+        }
+        // Standing still before and after: all four down.
+        for f in frames[dense_range(&built, 0.0, 0.8)].iter() {
+            assert_eq!(f.len(), 4, "{model}: {f:?}");
+        }
+    }
+}
+
+#[test]
+fn a_one_arm_wave_keeps_the_idle_paw_down_and_the_wave() {
+    // The right arm up and waving from the elbow; the left arm hangs with its elbow bent.
+    let pose = [
+        ("RightArm", 'x', -130.0),
+        ("LeftArm", 'x', -10.0),
+        ("LeftForeArm", 'x', -35.0),
+    ];
+    let wave = |t: f64| {
+        vec![(
+            "RightForeArm",
+            'z',
+            35.0 * (t * std::f64::consts::TAU * 1.5).sin(),
+        )]
+    };
+    for model in ["ERS-7", "ERS-210", "ERS-220"] {
+        let frames = performance(&pose, 4.0, wave);
+        let (profile, kept) = built(model, &frames, Balance::default());
+        assert_stays_up(&kept.motion, &profile, model);
+        let on = standing_on(&kept.motion, &profile);
+        for (i, f) in on.iter().enumerate() {
+            assert!(
+                down(f, "lf"),
+                "{model}: the idle paw left the floor at {} ms",
+                i * 8
+            );
+        }
+        let hold = &on[dense_range(&kept, 2.0, 5.0)];
+        let up = hold.iter().filter(|f| !down(f, "rf")).count();
+        assert!(
+            up * 10 >= hold.len() * 9,
+            "{model}: the waving paw up {up} of {}",
+            hold.len()
+        );
+        // The wave itself: the waving forearm looks as it does without the stage.
+        let (_, free) = built(model, &frames, Balance::Off);
+        let forearm = |b: &Built| built_median(b, &profile, "right forearm");
+        let (with, without) = (forearm(&kept), forearm(&free));
+        assert!(
+            with <= without + 5.0,
+            "{model}: the wave {with:.1}° against {without:.1}°"
+        );
+    }
+}
+
+/// A segment's median likeness, degrees: the first whose performer's name holds `name`.
+fn segment_median(likeness: &Likeness, name: &str) -> f64 {
+    likeness
+        .segments
+        .iter()
+        .find(|s| s.performer.contains(name))
+        .unwrap()
+        .figure
+        .median_deg
+}
+
+/// A segment's median likeness in `built`, degrees.
+fn built_median(built: &Built, profile: &Profile, name: &str) -> f64 {
+    segment_median(&built.likeness(profile).unwrap(), name)
+}
+
+#[test]
+fn a_wave_from_the_first_frame_to_the_last_keeps_the_wave() {
+    // The take starts and ends mid-wave: the weight shift before the lift and the
+    // landing after it have no room inside it, so the plan holds the performer's first
+    // and last poses around it.
+    let wave = |i: usize| {
+        let t = i as f64 * RATE;
+        vec![
+            ("RightArm", 'x', -130.0),
+            (
+                "RightForeArm",
+                'z',
+                35.0 * (t * std::f64::consts::TAU * 1.5).sin(),
+            ),
+        ]
+    };
+    let frames: Vec<_> = (0..(2.0 / RATE) as usize).map(wave).collect();
+    for model in ["ERS-7", "ERS-210", "ERS-220"] {
+        let (profile, kept) = built(model, &frames, Balance::default());
+        assert_stays_up(&kept.motion, &profile, model);
+        let (lead_ms, tail_ms) = kept.balance.as_ref().unwrap().padding_ms();
+        assert!(
+            lead_ms >= 400 && tail_ms >= 200,
+            "{model}: {lead_ms} {tail_ms}"
+        );
+        // The paw is up over the whole performance but the first rise.
+        let on = standing_on(&kept.motion, &profile);
+        let performed = &on[dense_range(&kept, 0.15, 1.95)];
+        let up = performed.iter().filter(|f| !down(f, "rf")).count();
+        assert_eq!(up, performed.len(), "{model}: the waving paw up {up}");
+        let (_, free) = built(model, &frames, Balance::Off);
+        for segment in ["right upper arm", "right forearm"] {
+            let (with, without) = (
+                built_median(&kept, &profile, segment),
+                built_median(&free, &profile, segment),
+            );
+            assert!(
+                with <= without + 5.0,
+                "{model}: the {segment} {with:.1}° against {without:.1}°"
+            );
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
+fn the_bandai_wave_keeps_its_waving_arm_on_every_model() {
+    // A 0.6 s take: the left arm rises, waves and comes down.
+    let take = common::shared("mocap-samples")
+        .join("bvh")
+        .join("bandai2__wave-left-hand_active_011.bvh");
+    let clip = bvh::read(&std::fs::read(take).unwrap()).unwrap();
+    for model in ["ERS-7", "ERS-210", "ERS-220"] {
+        let profile = Profile::builtin(model).unwrap();
+        let kept = build(&clip, &profile, &BuildOptions::default()).unwrap();
+        assert_stays_up(&kept.motion, &profile, model);
+        let free = kept.likeness_without(&profile).unwrap();
+        for segment in ["left upper arm", "left forearm"] {
+            let (with, without) = (
+                built_median(&kept, &profile, segment),
+                segment_median(&free, segment),
+            );
+            assert!(
+                with <= without + 5.0,
+                "{model}: the {segment} {with:.1}° against {without:.1}°"
+            );
+        }
+    }
+}
+
+#[test]
+fn with_no_margin_the_proof_finds_the_fall_and_the_repair_keeps_it_up() {
+    // The README's example with the stage keeping no margin: the first motion falls in
+    // the proof, and the stage runs again with a wider margin around the fall.
+    let text = std::fs::read(common::example()).unwrap();
+    let clip = bvh::read(&text).unwrap();
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let options = BuildOptions {
+        balance: Balance::On {
+            margin_mm: Some(0.0),
+        },
+        ..BuildOptions::default()
+    };
+    let built = build(&clip, &profile, &options).unwrap();
+    let kept = built.balance.as_ref().unwrap();
+    assert!(kept.repairs >= 1, "{}", kept.repairs);
+    assert_eq!(kept.falls(), None);
+    assert_stays_up(&built.motion, &profile, "repaired");
+    // Repaired, not flattened: the wave still raises its paw.
+    assert_eq!(kept.plan.lift_count(1), 1, "{:?}", kept.plan.lifts);
+}
+
+#[test]
+fn a_walk_in_place_stays_up() {
+    // Two steps a second, thighs up 40° and knees bent 60° in turn, arms swinging.
+    let step = |t: f64| {
+        let phase = (t * std::f64::consts::TAU).sin();
+        let (l, r) = (phase.max(0.0), (-phase).max(0.0));
+        vec![
+            ("LeftUpLeg", 'x', -40.0 * l),
+            ("LeftLeg", 'x', 60.0 * l),
+            ("RightUpLeg", 'x', -40.0 * r),
+            ("RightLeg", 'x', 60.0 * r),
+            ("LeftArm", 'x', 25.0 * phase),
+            ("RightArm", 'x', -25.0 * phase),
+        ]
+    };
+    for model in ["ERS-7", "ERS-210", "ERS-220"] {
+        let (profile, kept) = built(model, &performance(&[], 6.0, step), Balance::default());
+        assert_stays_up(&kept.motion, &profile, model);
+    }
+}
+
+/// FNV-1a, 64 bits: a file's fingerprint with no dependency.
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// `--balance off` against the files the build before the stage (commit 7d2302b) wrote,
+/// by their fingerprints and lengths.
+fn assert_unchanged_without_the_stage(input: &Path, expected: &[(&str, u64, usize)]) {
+    let dir = tempfile::tempdir().unwrap();
+    for &(model, fingerprint, len) in expected {
+        let out = dir.path().join(format!("{model}.mtn"));
+        common::build_file(input, model, &["--balance", "off"], &out);
+        let bytes = std::fs::read(&out).unwrap();
+        assert_eq!((fnv(&bytes), bytes.len()), (fingerprint, len), "{model}");
+    }
+}
+
+#[test]
+fn balance_off_writes_the_example_as_the_build_before_the_stage_did() {
+    assert_unchanged_without_the_stage(
+        &common::example(),
+        &[
+            ("ERS-7", 0x3ef6_a657_f54c_081e, 7604),
+            ("ERS-210", 0x122b_182e_bd86_d559, 5876),
+            ("ERS-220", 0xd0aa_9768_e0ea_3bee, 4644),
+        ],
+    );
+}
+
+#[test]
+#[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
+fn balance_off_writes_shared_takes_as_the_build_before_the_stage_did() {
+    let bvh = common::shared("mocap-samples").join("bvh");
+    assert_unchanged_without_the_stage(
+        &bvh.join("assimp__cmu_01_03.bvh"),
+        &[("ERS-7", 0x321d_04d6_a675_5986, 199_804)],
+    );
+    assert_unchanged_without_the_stage(
+        &bvh.join("bandai2__wave-left-hand_active_011.bvh"),
+        &[("ERS-220", 0x24c1_155a_a84c_bcd3, 2160)],
+    );
+}
+
+#[test]
+fn a_built_motion_rebuilt_from_its_json_is_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("wave.mtn");
+    common::build_file(&common::example(), "ERS-7", &[], &first);
+    let json = dir.path().join("wave.json");
+    std::fs::write(
+        &json,
+        mtn::to_json(&mtn::decode(&std::fs::read(&first).unwrap()).unwrap().motion),
+    )
+    .unwrap();
+    let again = dir.path().join("again.mtn");
+    common::build_file(&json, "ERS-7", &[], &again);
+    assert_eq!(
+        std::fs::read(&first).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+}
+
+#[test]
+fn the_readme_example_falls_in_all_three_judges_without_the_stage_and_stays_up_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let profile = Profile::builtin("ERS-7").unwrap();
+    for (balance, falls) in [("off", true), ("on", false)] {
+        let file = dir.path().join(format!("wave-{balance}.mtn"));
+        common::build_file(&common::example(), "ERS-7", &["--balance", balance], &file);
+        let motion = mtn::decode(&std::fs::read(&file).unwrap()).unwrap().motion;
+        let statics = statics::check(&motion, &profile, 0.0).unwrap();
+        assert_eq!(
+            statics.faults().next().is_some(),
+            falls,
+            "{balance}: {}",
+            statics.summary()
+        );
+        let sim = physics::simulate(&motion, &profile, physics::SERVO_TORQUE_NM).unwrap();
+        assert_eq!(sim.fall.is_some(), falls, "{balance}: {}", sim.summary());
+        let log = common::played_on_the_physics_server(&file, "ERS-7");
+        assert!(log.contains("physics: the servos move"), "{log}");
+        assert_eq!(
+            log.contains("physics: the robot fell"),
+            falls,
+            "{balance}: {log}"
+        );
+        if !falls {
+            // It stays up with its paw raised: the wave is still there.
+            let on = standing_on(&motion, &profile);
+            let up = on.iter().filter(|f| !down(f, "rf")).count();
+            assert!(up as f64 * 8.0 >= 1000.0, "the rf paw up for {} ms", up * 8);
+        }
+    }
+}
+
+/// The numbers of attribute `name` in each element of `svg` that starts with `tag`.
+fn attributes(svg: &str, tag: &str, name: &str) -> Vec<String> {
+    svg.split(tag)
+        .skip(1)
+        .filter_map(|e| {
+            let e = e.split('>').next()?;
+            let at = e.find(&format!(" {name}=\""))? + name.len() + 3;
+            Some(e[at..].split('"').next()?.to_string())
+        })
+        .collect()
+}
+
+#[test]
+fn preview_rings_the_paws_meant_down_and_lays_the_support_under_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("wave.mtn");
+    common::build_file(&common::example(), "ERS-7", &[], &file);
+    let motion = mtn::decode(&std::fs::read(&file).unwrap()).unwrap().motion;
+    let profile = Profile::builtin("ERS-7").unwrap();
+    // A moment with the rf paw up, by the static test.
+    let on = standing_on(&motion, &profile);
+    let frame = on.iter().position(|f| !down(f, "rf")).unwrap() + 40;
+    assert!(!down(&on[frame], "rf"));
+    let at = format!("{:.3}", frame as f64 * 0.008);
+    let svg_file = dir.path().join("still.svg");
+    let out = common::run(&[
+        "preview",
+        file.to_str().unwrap(),
+        "--at",
+        &at,
+        "-o",
+        svg_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let svg = std::fs::read_to_string(&svg_file).unwrap();
+    // Rings: four paws in two views (the legend's has no opacity, the footfalls' dots
+    // are their own class); three of each shown.
+    let tag = |e: &str| e.split('>').next().unwrap().to_string();
+    let paw_rings: String = svg
+        .split("<circle")
+        .filter(|e| tag(e).contains("opacity=") && !tag(e).contains("class=\"footfall\""))
+        .map(|e| format!("<circle{e}"))
+        .collect();
+    let footfalls: String = svg
+        .split("<circle")
+        .filter(|e| tag(e).contains("class=\"footfall\""))
+        .map(|e| format!("<circle{e}"))
+        .collect();
+    let rings: Vec<(f64, f64, String)> = attributes(&paw_rings, "<circle", "cx")
+        .iter()
+        .zip(attributes(&paw_rings, "<circle", "cy"))
+        .zip(attributes(&paw_rings, "<circle", "opacity"))
+        .map(|((x, y), o)| (x.parse().unwrap(), y.parse().unwrap(), o))
+        .collect();
+    let shown: Vec<&(f64, f64, String)> = rings.iter().filter(|r| r.2 == "1").collect();
+    assert_eq!((rings.len(), shown.len()), (8, 6), "{rings:?}");
+    // A still's footfalls are the paws down in it: one dot under each shown ring of the
+    // top view.
+    let dots: Vec<(f64, f64)> = attributes(&footfalls, "<circle", "cx")
+        .iter()
+        .zip(attributes(&footfalls, "<circle", "cy"))
+        .map(|(x, y)| (x.parse().unwrap(), y.parse().unwrap()))
+        .collect();
+    assert_eq!(dots.len(), 3, "{dots:?}");
+    for (x, y) in &dots {
+        assert!(
+            shown.iter().any(|r| (r.0 - x).hypot(r.1 - y) < 0.5),
+            "{dots:?} {shown:?}"
+        );
+    }
+    // The support polygon's corners lie under the shown rings of the top view.
+    let polygon = attributes(&svg, "<polygon", "points");
+    let corners: Vec<(f64, f64)> = polygon[0]
+        .split_whitespace()
+        .map(|p| {
+            let (x, y) = p.split_once(',').unwrap();
+            (x.parse().unwrap(), y.parse().unwrap())
+        })
+        .collect();
+    assert_eq!(corners.len(), 3, "{corners:?}");
+    for (x, y) in &corners {
+        let nearest = shown
+            .iter()
+            .map(|r| (r.0 - x).hypot(r.1 - y))
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            nearest < 4.0,
+            "a corner {nearest:.1} px from any ring: {corners:?} {shown:?}"
+        );
+    }
+
+    // The simulated robot, standing, has its paws on the ground line as the still does.
+    // The lowest end of the figure's lines (4 px wide; the floor and divider are 1 px).
+    let ground = |svg: &str| {
+        let figure: String = svg
+            .split("<line")
+            .filter(|e| e.contains("stroke-width=\"4\""))
+            .map(|e| format!("<line{e}"))
+            .collect();
+        attributes(&figure, "<line", "y2")
+            .iter()
+            .chain(&attributes(&figure, "<line", "y1"))
+            .map(|v| v.parse::<f64>().unwrap())
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    let physics_file = dir.path().join("physics.svg");
+    let out = common::run(&[
+        "preview",
+        file.to_str().unwrap(),
+        "--at",
+        "0.2",
+        "--physics",
+        "-o",
+        physics_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let lowest = ground(&std::fs::read_to_string(&physics_file).unwrap());
+    let still_file = dir.path().join("still0.svg");
+    let out = common::run(&[
+        "preview",
+        file.to_str().unwrap(),
+        "--at",
+        "0.2",
+        "-o",
+        still_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let still = ground(&std::fs::read_to_string(&still_file).unwrap());
+    assert!(
+        (lowest - still).abs() < 3.0,
+        "physics {lowest} px, still {still} px"
+    );
+
+    // The plot's balance panel has a lane per paw for where it is meant down.
+    let plot_file = dir.path().join("plot.svg");
+    let out = common::run(&[
+        "plot",
+        file.to_str().unwrap(),
+        "-o",
+        plot_file.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let plot = std::fs::read_to_string(&plot_file).unwrap();
+    assert!(plot.contains("bars: the paws meant down"));
+    for paw in ["lf", "rf", "lh", "rh"] {
+        assert!(plot.contains(&format!(">\n{paw}\n</text>")), "{paw}");
+    }
+}
