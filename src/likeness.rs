@@ -90,6 +90,9 @@ pub struct Likeness {
     /// for a walk to finish), s: there the limbs are not compared (the gait moves the legs), and the head and the path figures stand for
     /// the likeness.
     pub walking_s: f64,
+    /// How long the limbs were compared, s: the performance less `walking_s`. Beside a
+    /// take that walks most of the time it can be short, and the limbs' figures rest on it.
+    pub limbs_s: f64,
 }
 
 /// Which robot leg plays each limb.
@@ -131,7 +134,7 @@ pub fn likeness(
 
     let mut limb_angles: Vec<Vec<f64>> = vec![Vec::new(); pairs.len() * 2];
     let mut head_angles = Vec::new();
-    let mut walking_frames = 0usize;
+    let (mut walking_frames, mut limb_frames) = (0usize, 0usize);
     let mut playback = dense_frames(motion).peekable();
     let ms_per_dense = crate::mtn::DENSE_FRAME_MS as f64;
     for f in 0..tracks.frames {
@@ -152,6 +155,8 @@ pub fn likeness(
         let walks = walking.iter().any(|&(a, b)| t_s >= a && t_s <= b);
         if walks {
             walking_frames += 1;
+        } else if !pairs.is_empty() {
+            limb_frames += 1;
         }
         for (k, (track, [hip, knee, paw], _, _)) in pairs.iter().enumerate() {
             if walks {
@@ -195,6 +200,7 @@ pub fn likeness(
         head,
         beyond_limits: beyond_limits(tracks, profile),
         walking_s: walking_frames as f64 * tracks.frame_time,
+        limbs_s: limb_frames as f64 * tracks.frame_time,
     })
 }
 

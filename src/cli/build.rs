@@ -478,6 +478,7 @@ pub(super) fn likeness_json(l: &Likeness) -> serde_json::Value {
     v["head"] = l.head.as_ref().map_or(serde_json::Value::Null, figure_json);
     v["beyond_limits"] = json!(beyond);
     v["walking_s"] = json!(round4(l.walking_s));
+    v["limbs_s"] = json!(round4(l.limbs_s));
     v
 }
 
@@ -504,9 +505,9 @@ fn likeness_text(t: &mut String, l: &Likeness, without: Option<&Likeness>) {
     if l.walking_s > 0.0 {
         let _ = writeln!(
             t,
-            "    limbs compared where the robot does not walk: over the {:.1} s it walks (and the \
-             performance waits for it), the head and the path figures stand for them",
-            l.walking_s
+            "    limbs compared over the {:.1} s where the robot does not walk: over the {:.1} s it \
+             walks (and the performance waits for it), the head and the path figures stand for them",
+            l.limbs_s, l.walking_s
         );
     }
     for s in &l.segments {

@@ -286,13 +286,35 @@ fn a_straight_walk_walks_the_robot_forward_and_it_stays_up() {
         "{forward} {reckoned}"
     );
     assert_eq!(exported_end(&bytes, &["--in-place"]), (0.0, 0.0, 0.0));
-    // With the gait off the robot treads in place, as before.
+    // The likeness compares the limbs where the robot does not walk, and says how long
+    // that is: with the walk's, the take's 150 frames (5 s).
+    let take_s = 150.0 * FRAME_S;
+    let seconds = |build: &serde_json::Value| {
+        let l = &build["likeness"];
+        (
+            l["walking_s"].as_f64().unwrap(),
+            l["limbs_s"].as_f64().unwrap(),
+        )
+    };
+    let (walking_s, limbs_s) = seconds(&build);
+    assert!(
+        (walking_s + limbs_s - take_s).abs() < 1e-3,
+        "{walking_s} {limbs_s}"
+    );
+    assert!(walking_s > 3.0 && limbs_s > 0.5, "{walking_s} {limbs_s}");
+    // With the gait off the robot treads in place, as before, and every frame compares
+    // its limbs.
     let (build, sim, _) =
         built_and_simulated(&walking_bvh(&straight(1.2), FRAME_S), &["--gait", "off"]);
     assert!(build["balance_stage"]["walks"]
         .as_array()
         .unwrap()
         .is_empty());
+    let (walking_s, limbs_s) = seconds(&build);
+    assert!(
+        walking_s == 0.0 && (limbs_s - take_s).abs() < 1e-3,
+        "{limbs_s}"
+    );
     let end = sim_end(&sim);
     assert!(end["x_mm"].as_f64().unwrap().abs() < 100.0, "{end}");
 }
