@@ -90,8 +90,9 @@ pub struct Likeness {
     /// for a walk to finish), s: there the limbs are not compared (the gait moves the legs), and the head and the path figures stand for
     /// the likeness.
     pub walking_s: f64,
-    /// How long the limbs were compared, s: the performance less `walking_s`. Beside a
-    /// take that walks most of the time it can be short, and the limbs' figures rest on it.
+    /// How long the limbs were compared, s: the performance less `walking_s` (none where
+    /// the performer has no limb to compare). Beside a take that walks most of the time it
+    /// can be short, and the limbs' figures rest on that alone.
     pub limbs_s: f64,
 }
 

@@ -287,7 +287,8 @@ fn a_straight_walk_walks_the_robot_forward_and_it_stays_up() {
     );
     assert_eq!(exported_end(&bytes, &["--in-place"]), (0.0, 0.0, 0.0));
     // The likeness compares the limbs where the robot does not walk, and says how long
-    // that is: with the walk's, the take's 150 frames (5 s).
+    // that is: with the walk's, the take's 150 frames (5 s). Here the walk, its sway in
+    // and out and its blends cover all of it.
     let take_s = 150.0 * FRAME_S;
     let seconds = |build: &serde_json::Value| {
         let l = &build["likeness"];
@@ -301,7 +302,7 @@ fn a_straight_walk_walks_the_robot_forward_and_it_stays_up() {
         (walking_s + limbs_s - take_s).abs() < 1e-3,
         "{walking_s} {limbs_s}"
     );
-    assert!(walking_s > 3.0 && limbs_s > 0.5, "{walking_s} {limbs_s}");
+    assert!(walking_s > 3.0, "{walking_s} {limbs_s}");
     // With the gait off the robot treads in place, as before, and every frame compares
     // its limbs.
     let (build, sim, _) =
