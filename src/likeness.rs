@@ -135,7 +135,7 @@ pub fn likeness(
 
     let mut limb_angles: Vec<Vec<f64>> = vec![Vec::new(); pairs.len() * 2];
     let mut head_angles = Vec::new();
-    let (mut walking_frames, mut limb_frames) = (0usize, 0usize);
+    let mut walking_frames = 0usize;
     let mut playback = dense_frames(motion).peekable();
     let ms_per_dense = crate::mtn::DENSE_FRAME_MS as f64;
     for f in 0..tracks.frames {
@@ -156,8 +156,6 @@ pub fn likeness(
         let walks = walking.iter().any(|&(a, b)| t_s >= a && t_s <= b);
         if walks {
             walking_frames += 1;
-        } else if !pairs.is_empty() {
-            limb_frames += 1;
         }
         for (k, (track, [hip, knee, paw], _, _)) in pairs.iter().enumerate() {
             if walks {
@@ -192,6 +190,8 @@ pub fn likeness(
                 })
         })
         .collect();
+    // The limbs' figures rest on the frames of the limb sampled longest.
+    let limb_frames = limb_angles.iter().map(Vec::len).max().unwrap_or(0);
     let all: Vec<f64> = limb_angles.concat();
     let head = Figure::of(&head_angles);
     let overall = Figure::of(&all).or(head)?;

@@ -245,13 +245,17 @@ impl Plan {
         }
     }
 
-    /// Keeps every paw down over rows `from..to` (and the shifts and dwells around them):
-    /// lifts that reach into the window are cut short or dropped.
+    /// Keeps every paw down over rows `from..to`, the dwell before them, and the dwell and
+    /// a lift's weight shift after them: lifts that reach into that are cut short or
+    /// dropped. Before the window a lift need only be down for the dwell (its weight
+    /// comes back as it lands): the shift belongs before a lift, and counting it here too
+    /// dropped the jumping take's one raised paw before its walk.
     pub fn hold(&mut self, from: usize, to: usize) {
         let (gap, min_up) = (self.gap_rows(), self.rows_of(self.timing.min_up_s));
+        let dwell = self.rows_of(self.timing.min_down_s);
         let mut kept = Vec::new();
         for l in &self.lifts {
-            let blocked = (from.saturating_sub(gap), to + gap);
+            let blocked = (from.saturating_sub(dwell), to + gap);
             for (start, end) in carve((l.start, l.end), &[blocked]) {
                 if end - start >= min_up {
                     kept.push(Lift { start, end, ..*l });
@@ -579,5 +583,23 @@ mod tests {
         // Holding the paws down over 60..65 leaves no lift long enough on either side.
         p.hold(60, 65);
         assert!(p.lifts.is_empty(), "{:?}", p.lifts);
+    }
+
+    #[test]
+    fn a_hold_keeps_a_dwell_before_it_and_a_dwell_and_a_shift_after_it() {
+        // At 16 ms a row: the dwell (0.2 s) is 13 rows, the shift (0.4 s) 25, the
+        // shortest lift (0.4 s) 25.
+        let lift = |start, end| Lift { paw: 0, start, end };
+        let mut p = Plan::standing(400, 0.016);
+        p.lifts = vec![lift(100, 200), lift(260, 360)];
+        p.hold(180, 250);
+        // The first lands a dwell before the hold; the second lifts after the hold's
+        // dwell and the weight's shift over the other three.
+        assert_eq!(p.lifts, vec![lift(100, 167), lift(288, 360)]);
+        // What a cut leaves shorter than the shortest lift is dropped.
+        let mut q = Plan::standing(400, 0.016);
+        q.lifts = vec![lift(100, 200)];
+        q.hold(136, 150);
+        assert!(q.lifts.is_empty(), "{:?}", q.lifts);
     }
 }
