@@ -1040,3 +1040,61 @@ fn with_timing_wait_a_gesture_after_a_walk_that_runs_late_plays_after_it_in_full
         common::stderr(&run)
     );
 }
+
+/// Stands raising the right arm from 0.5 s, walks 1 leg length/s straight ahead from
+/// 2.5 s to 4.5 s with the arm still up until 3.5 s, and stands to 6 s.
+fn raise_then_walk() -> String {
+    let path: Vec<([f64; 3], f64)> = (0..180)
+        .map(|f| {
+            let t = (f as f64 * FRAME_S - 2.5).clamp(0.0, 2.0);
+            ([0.0, 0.0, LEG * t], 0.0)
+        })
+        .collect();
+    walking_bvh_with(&path, FRAME_S, |t| match (0.5..3.5).contains(&t) {
+        true => vec![("RightArm", 'x', -130.0)],
+        false => Vec::new(),
+    })
+}
+
+/// A paw raised as a walk nears comes down a dwell before the walk blends in, not a
+/// dwell and a weight shift: the shift is for a lift to come, and the jumping take lost
+/// its one raised paw before its walk to it.
+#[test]
+fn a_paw_raised_before_a_walk_stays_up_until_a_dwell_before_the_walk() {
+    let clip = bvh::read(raise_then_walk().as_bytes()).unwrap();
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let built = pipeline::build(&clip, &profile, &BuildOptions::default()).unwrap();
+    let kept = built.balance.as_ref().unwrap();
+    assert!(kept.falls().is_none(), "{:?}", kept.falls());
+    let plan = &kept.plan;
+    assert_eq!(plan.walks.len(), 1, "{:?}", plan.walks.len());
+    let rows_of = |s: f64| (s / plan.row_s).round().max(1.0) as usize;
+    let blend_in = plan.walks[0].start - walking::blend_rows(plan.row_s);
+    let rf = 1;
+    let raised: Vec<_> = plan.lifts.iter().filter(|l| l.paw == rf).collect();
+    assert_eq!(raised.len(), 1, "{:?}", plan.lifts);
+    // Down a dwell (0.2 s, the plan's `min_down_s`) before the walk's blend; up from
+    // about when the arm rises (0.5 s) until then.
+    assert_eq!(raised[0].end + rows_of(0.2), blend_in, "{raised:?}");
+    let up_s = (raised[0].end - raised[0].start) as f64 * plan.row_s;
+    assert!(up_s > 0.6, "up {up_s:.2} s");
+    // In the written motion, by the static test, the paw is off the floor while the plan
+    // has it up (its rise and landing aside), and down again before the walk.
+    let stances = aibo_motion::stability::statics::stances(&built.motion, &profile).unwrap();
+    let dense = |row: usize| {
+        let ms = built.source_start_ms as f64
+            + (row as f64 - plan.padding.lead as f64) * plan.row_s * 1000.0;
+        (ms / 8.0).round() as usize
+    };
+    let on_floor = |k: usize| stances[k].standing_on.iter().any(|p| p == "rf paw");
+    let up = dense(raised[0].start + rows_of(0.12))..dense(raised[0].end - rows_of(0.2));
+    assert!(up.len() > 50, "{up:?}");
+    for k in up {
+        assert!(!on_floor(k), "the rf paw is down at {} ms", k * 8);
+    }
+    assert!(
+        on_floor(dense(blend_in)),
+        "{:?}",
+        stances[dense(blend_in)].standing_on
+    );
+}
