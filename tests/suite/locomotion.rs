@@ -865,20 +865,31 @@ fn the_ers210_trots_crouched_or_upright_whichever_follows_the_performer() {
     }
 }
 
+/// A take of `seconds` in which the performer walks `speed` leg lengths/s straight ahead
+/// over the seconds `walks` and raises the right arm over `raises`, standing otherwise.
+fn walk_and_raise(
+    seconds: f64,
+    walks: std::ops::Range<f64>,
+    speed: f64,
+    raises: std::ops::Range<f64>,
+) -> String {
+    let path: Vec<([f64; 3], f64)> = (0..(seconds / FRAME_S).round() as usize)
+        .map(|f| {
+            let t = (f as f64 * FRAME_S - walks.start).clamp(0.0, walks.end - walks.start);
+            ([0.0, 0.0, speed * LEG * t], 0.0)
+        })
+        .collect();
+    walking_bvh_with(&path, FRAME_S, |t| match raises.contains(&t) {
+        true => vec![("RightArm", 'x', -130.0)],
+        false => Vec::new(),
+    })
+}
+
 /// Stands 1 s, walks 2.5 leg lengths/s straight ahead for 3 s (faster than the robot can
 /// walk it: it walks the path later), stands, raises the right arm from 5.5 s to 8.5 s,
 /// and stands to 10 s.
 fn walk_then_raise() -> String {
-    let path: Vec<([f64; 3], f64)> = (0..300)
-        .map(|f| {
-            let t = (f as f64 * FRAME_S - 1.0).clamp(0.0, 3.0);
-            ([0.0, 0.0, 2.5 * LEG * t], 0.0)
-        })
-        .collect();
-    walking_bvh_with(&path, FRAME_S, |t| match (5.5..8.5).contains(&t) {
-        true => vec![("RightArm", 'x', -130.0)],
-        false => Vec::new(),
-    })
+    walk_and_raise(10.0, 1.0..4.0, 2.5, 5.5..8.5)
 }
 
 /// With the take's timing kept, a walk the robot needs longer for walks over the gesture
@@ -1044,16 +1055,7 @@ fn with_timing_wait_a_gesture_after_a_walk_that_runs_late_plays_after_it_in_full
 /// Stands raising the right arm from 0.5 s, walks 1 leg length/s straight ahead from
 /// 2.5 s to 4.5 s with the arm still up until 3.5 s, and stands to 6 s.
 fn raise_then_walk() -> String {
-    let path: Vec<([f64; 3], f64)> = (0..180)
-        .map(|f| {
-            let t = (f as f64 * FRAME_S - 2.5).clamp(0.0, 2.0);
-            ([0.0, 0.0, LEG * t], 0.0)
-        })
-        .collect();
-    walking_bvh_with(&path, FRAME_S, |t| match (0.5..3.5).contains(&t) {
-        true => vec![("RightArm", 'x', -130.0)],
-        false => Vec::new(),
-    })
+    walk_and_raise(6.0, 2.5..4.5, 1.0, 0.5..3.5)
 }
 
 /// A paw raised as a walk nears comes down a dwell before the walk blends in, not a
