@@ -90,9 +90,10 @@ pub struct Likeness {
     /// for a walk to finish), s: there the limbs are not compared (the gait moves the legs), and the head and the path figures stand for
     /// the likeness.
     pub walking_s: f64,
-    /// How long the limbs were compared, s: the performance less `walking_s` (none where
-    /// the performer has no limb to compare). Beside a take that walks most of the time it
-    /// can be short, and the limbs' figures rest on that alone.
+    /// How long the limbs were compared, s: the frames of the limb sampled longest, which
+    /// is the performance less `walking_s` where the performer has limbs (none where they
+    /// have none). Beside a take that walks most of the time it can be short, and the
+    /// limbs' figures rest on that alone.
     pub limbs_s: f64,
 }
 

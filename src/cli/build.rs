@@ -503,11 +503,18 @@ fn likeness_text(t: &mut String, l: &Likeness, without: Option<&Likeness>) {
         line(&l.overall, without.map(|w| &w.overall))
     );
     if l.walking_s > 0.0 {
+        let compared = match l.limbs_s > 0.0 {
+            true => format!(
+                "limbs compared over the {:.1} s where the robot does not walk",
+                l.limbs_s
+            ),
+            false => "no limbs compared: the robot walks throughout".to_string(),
+        };
         let _ = writeln!(
             t,
-            "    limbs compared over the {:.1} s where the robot does not walk: over the {:.1} s it \
-             walks (and the performance waits for it), the head and the path figures stand for them",
-            l.limbs_s, l.walking_s
+            "    {compared}: over the {:.1} s it walks (and the performance waits for it), the \
+             head and the path figures stand for them",
+            l.walking_s
         );
     }
     for s in &l.segments {

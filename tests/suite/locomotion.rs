@@ -253,7 +253,7 @@ fn exported_end(bytes: &[u8], extra: &[&str]) -> (f64, f64, f64) {
 
 #[test]
 fn a_straight_walk_walks_the_robot_forward_and_it_stays_up() {
-    let (build, sim, _) = built_and_simulated(&walking_bvh(&straight(1.2), FRAME_S), &[]);
+    let (build, sim, bytes) = built_and_simulated(&walking_bvh(&straight(1.2), FRAME_S), &[]);
     let stage = &build["balance_stage"];
     assert_eq!(stage["stays_up"], true, "{stage}");
     assert_eq!(stage["walks"].as_array().unwrap().len(), 1, "{stage}");
@@ -273,7 +273,6 @@ fn a_straight_walk_walks_the_robot_forward_and_it_stays_up() {
     assert!((0.7..=1.5).contains(&share), "{path}");
     // `export`'s BVH walks too: its root ends where the simulated body does (robot x is
     // BVH Z, y is X), and as far as the crawl reckons within the simulation's 1.4.
-    let (_, _, bytes) = built_and_simulated(&walking_bvh(&straight(1.2), FRAME_S), &[]);
     let (forward, left, yaw) = exported_end(&bytes, &[]);
     assert!((forward - x).abs() < 1.0 && (left - y).abs() < 1.0, "{end}");
     assert!(
@@ -303,6 +302,20 @@ fn a_straight_walk_walks_the_robot_forward_and_it_stays_up() {
         "{walking_s} {limbs_s}"
     );
     assert!(walking_s > 3.0, "{walking_s} {limbs_s}");
+    // The summary says how long, and where that is nothing, says so (not "over the 0.0 s").
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("take.bvh");
+    std::fs::write(&input, walking_bvh(&straight(1.2), FRAME_S)).unwrap();
+    let run = common::build_file(&input, "ERS-7", &[], &dir.path().join("take.mtn"));
+    let summary = common::stdout(&run);
+    let compared = match limbs_s > 0.0 {
+        true => format!("limbs compared over the {limbs_s:.1} s where the robot does not walk"),
+        false => "no limbs compared: the robot walks throughout".to_string(),
+    };
+    assert!(
+        summary.contains(&format!("{compared}: over the {walking_s:.1} s it walks")),
+        "{summary}"
+    );
     // With the gait off the robot treads in place, as before, and every frame compares
     // its limbs.
     let (build, sim, _) =
