@@ -46,3 +46,26 @@ mod spec_example;
 mod stick;
 mod stick_bridge;
 mod wifi_link;
+
+/// A file added here without its `mod` line above would never compile nor run.
+#[test]
+fn every_file_of_the_suite_is_one_of_its_modules() {
+    let here = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/suite");
+    let main = std::fs::read_to_string(here.join("main.rs")).unwrap();
+    let mut files = 0;
+    for entry in std::fs::read_dir(&here).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        let module = match path.extension().and_then(|e| e.to_str()) {
+            Some("rs") if name != "main" => name,
+            None if path.join("mod.rs").is_file() => name,
+            _ => continue,
+        };
+        assert!(
+            main.lines().any(|l| l == format!("mod {module};")),
+            "tests/suite/main.rs lacks `mod {module};`"
+        );
+        files += 1;
+    }
+    assert!(files >= 40, "{files} modules");
+}
