@@ -1113,3 +1113,67 @@ fn a_paw_raised_before_a_walk_stays_up_until_a_dwell_before_the_walk() {
         stances[dense(blend_in)].standing_on
     );
 }
+
+/// Stands 1 s, walks 2.5 leg lengths/s straight ahead for 3 s (faster than the robot can
+/// walk it), stands `pause` s, shuffling half a leg length to its left over all but its
+/// first and last second (a step or two: a gesture), walks the same 3 s again, and
+/// stands 1 s.
+fn two_walks(pause: f64) -> Vec<([f64; 3], f64)> {
+    let seconds = 1.0 + 3.0 + pause + 3.0 + 1.0;
+    (0..(seconds / FRAME_S).round() as usize)
+        .map(|f| {
+            let t = f as f64 * FRAME_S;
+            let ahead = (t - 1.0).clamp(0.0, 3.0) + (t - 4.0 - pause).clamp(0.0, 3.0);
+            let left = ((t - 5.0) / (pause - 2.0)).clamp(0.0, 1.0);
+            ([0.5 * LEG * left, 0.0, 2.5 * LEG * ahead], 0.0)
+        })
+        .collect()
+}
+
+/// Two walks a pause apart: the robot, still walking the first (it walks the path later
+/// than the performer), stops in time to be home in the stand, every paw down, before
+/// the second blends in. It walks the walks' travel alone: the performer's shuffle in
+/// the pause is a gesture, not a third walk nor part of either.
+#[test]
+fn a_walk_still_under_way_as_the_next_begins_is_home_in_the_stand_before_it_blends_in() {
+    use aibo_motion::pipeline::build;
+    use aibo_motion::stability::gait::Gait;
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let leg_mm = Gait::of(&profile).unwrap().leg_mm;
+    let clip = bvh::read(walking_bvh(&two_walks(5.0), FRAME_S).as_bytes()).unwrap();
+    let built = build(&clip, &profile, &BuildOptions::default()).unwrap();
+    let kept = built.balance.as_ref().unwrap();
+    assert!(kept.falls().is_none(), "{:?}", kept.falls());
+    // The performer's two walks (the shuffle is too short to walk).
+    let walked: Vec<&Span> = built
+        .locomotion
+        .iter()
+        .filter(|s| walking::not_walked(s).is_none())
+        .collect();
+    assert_eq!(walked.len(), 2, "{:?}", built.locomotion);
+    let plan = &kept.plan;
+    let [first, second] = &plan.walks[..] else {
+        panic!("{} walks", plan.walks.len());
+    };
+    // The first was cut short for the second: back in the stand and blended out by its
+    // `until`, which leaves the second its blend in.
+    let blend = walking::blend_rows(plan.row_s);
+    let until = first
+        .until
+        .expect("the first walk is cut short for the second");
+    assert!(
+        first.rows().end + blend <= until,
+        "{:?} {until}",
+        first.rows()
+    );
+    assert!(until + blend < second.start, "{until} {}", second.start);
+    assert!((first.rows().end..second.start).all(|row| (0..4).all(|p| plan.down(row, p))));
+    // Both walks' travel: 15 leg lengths ahead, none to the left, no turn.
+    let (points, heading) = walking::joined(plan.walks.iter().map(|w| &w.path[..]));
+    let end = *points.last().unwrap();
+    assert!(
+        (end.x / leg_mm - 15.0).abs() < 0.5 && end.y.abs() < 0.1 * leg_mm,
+        "{end} ({leg_mm} mm legs)"
+    );
+    assert!(heading.abs() < 0.01, "{heading}");
+}
