@@ -28,6 +28,8 @@ pub mod plot;
 pub mod preview;
 pub mod retarget;
 pub mod robot;
+#[cfg(feature = "sound")]
+pub mod sound;
 pub mod source;
 pub mod stability;
 pub mod stick;

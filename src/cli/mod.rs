@@ -15,7 +15,6 @@ mod plot;
 mod preview;
 mod rcode;
 mod simulate;
-mod sound;
 mod stick;
 
 use anyhow::{Context, Result};

@@ -613,12 +613,12 @@ fn add(
         .transpose()?;
     if let (Some(path), Some(entry)) = (sound_file, &mut sound) {
         if &entry.kind == b"WAVE" {
-            let why = super::sound::unplayable(&entry.data, &stick.model)
+            let why = aibo_motion::sound::unplayable(&entry.data, &stick.model)
                 .with_context(|| path.display().to_string())?;
             match why {
                 None => {}
                 Some(_) if convert_sound => {
-                    entry.data = super::sound::convert(path, &entry.data, &stick.model)?;
+                    entry.data = aibo_motion::sound::convert(path, &entry.data, &stick.model)?;
                 }
                 Some(why) => anyhow::bail!(
                     "{}: {why}; add it with --convert-sound to convert it",
@@ -662,29 +662,6 @@ fn kept_in(backup: &Path) -> String {
     } else {
         String::new()
     }
-}
-
-/// A UTC time as a backup folder's name, `2026-11-23T20-31-52Z` (no `:`, which FAT, a
-/// Memory Stick's file system, does not allow).
-fn utc_stamp(unix_seconds: u64) -> String {
-    let (days, rest) = (unix_seconds / 86_400, unix_seconds % 86_400);
-    // Days to a civil date (Howard Hinnant's algorithm, for the proleptic Gregorian
-    // calendar from 1970 on).
-    let z = days + 719_468;
-    let era = z / 146_097;
-    let doe = z % 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}-{:02}-{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
 }
 
 /// Writes `files` (paths below the stick's root) in their order: nothing unless every
@@ -752,7 +729,7 @@ fn write_changes(root: &Path, changed: &[(String, Vec<u8>)], force: bool) -> Res
         );
     }
     // A folder of its own for this change, even for two changes within one second.
-    let time = utc_stamp(
+    let time = aibo_motion::stick::files::utc_stamp(
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs()),
@@ -892,22 +869,4 @@ fn free_space(root: &Path) -> Result<u64> {
     }
     fs4::available_space(root)
         .map_err(|e| anyhow::anyhow!("{}: cannot tell its free space: {e}", root.display()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::utc_stamp;
-
-    #[test]
-    fn backup_folders_are_named_by_a_readable_utc_time() {
-        // Known answers (Python's datetime.fromtimestamp(t, UTC)).
-        for (t, want) in [
-            (0, "1970-01-01T00-00-00Z"),
-            (1_795_464_040, "2026-11-23T20-00-40Z"),
-            (951_782_400, "2000-02-29T00-00-00Z"),
-            (4_102_444_799, "2099-12-31T23-59-59Z"),
-        ] {
-            assert_eq!(utc_stamp(t), want);
-        }
-    }
 }

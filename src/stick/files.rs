@@ -1,6 +1,7 @@
 //! A stick's files as every stick command reaches them: each one a regular file below
-//! the stick's root, reached through no symbolic link, read through a bound; and a lock
-//! so that two commands never change one stick at once.
+//! the stick's root, reached through no symbolic link, read through a bound; a lock so
+//! that two commands never change one stick at once; and the name of the folder a
+//! change keeps the files it replaces in.
 //!
 //! An unzipped treat or a copied tree is exactly where links turn up: a `WLANCONF.TXT`
 //! linked to an owner's file would have that file overwritten, a linked `DATA` folder
@@ -238,5 +239,46 @@ pub fn lock(root: &Path) -> Result<Lock, StickError> {
             ));
         }
         std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A UTC time as a backup folder's name, `2026-11-23T20-31-52Z` (no `:`, which FAT, a
+/// Memory Stick's file system, does not allow).
+pub fn utc_stamp(unix_seconds: u64) -> String {
+    let (days, rest) = (unix_seconds / 86_400, unix_seconds % 86_400);
+    // Days to a civil date (Howard Hinnant's algorithm, for the proleptic Gregorian
+    // calendar from 1970 on).
+    let z = days + 719_468;
+    let era = z / 146_097;
+    let doe = z % 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + u64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}-{:02}-{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::utc_stamp;
+
+    #[test]
+    fn backup_folders_are_named_by_a_readable_utc_time() {
+        // Known answers (Python's datetime.fromtimestamp(t, UTC)).
+        for (t, want) in [
+            (0, "1970-01-01T00-00-00Z"),
+            (1_795_464_040, "2026-11-23T20-00-40Z"),
+            (951_782_400, "2000-02-29T00-00-00Z"),
+            (4_102_444_799, "2099-12-31T23-59-59Z"),
+        ] {
+            assert_eq!(utc_stamp(t), want);
+        }
     }
 }

@@ -1,6 +1,5 @@
 //! The finish of the command line: shell completions and manual pages generated from
-//! the command definitions, and a version. (That every command's help shows examples is
-//! tested inside the binary, in `src/cli/docs.rs`.)
+//! the command definitions, every command's help with examples, and a version.
 
 use crate::common;
 
@@ -207,7 +206,7 @@ fn every_manual_page_gives_the_synopsis_help_gives() {
         let synopsis = synopsis_of(&page);
         assert_eq!(synopsis, usage_of(&help), "{name}");
         let command = std::iter::once("aibo-motion")
-            .chain(words)
+            .chain(words.iter().copied())
             .collect::<Vec<_>>()
             .join(" ");
         assert!(
@@ -216,6 +215,14 @@ fn every_manual_page_gives_the_synopsis_help_gives() {
         );
         // Every option that takes a value shows it.
         assert!(!synopsis.contains("[--profile]"), "{name}: {synopsis}");
+        // Every command's help ends with examples that use it.
+        if !words.is_empty() {
+            let examples = help.split_once("Examples:").map(|(_, e)| e);
+            assert!(
+                examples.is_some_and(|e| e.contains(&format!("{command} "))),
+                "{name}: `{command} --help` shows no examples of it:\n{help}"
+            );
+        }
         pages += 1;
     }
     assert!(pages >= 18, "{pages} pages");

@@ -2,8 +2,16 @@
 //! the conversion to one of them (`--convert-sound`). hound reads and writes the WAV;
 //! rubato resamples it (its FFT resampler, with an anti-aliasing filter).
 
-use anyhow::{Context as _, Result};
+use std::fmt::Display;
 use std::path::Path;
+
+/// Why a sound cannot be checked or converted, in a sentence (naming the file where the
+/// caller gave one).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct SoundError(String);
+
+type Result<T> = std::result::Result<T, SoundError>;
 
 /// Mono integer PCM at a rate and sample size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +73,7 @@ pub fn unplayable(data: &[u8], model: &str) -> Result<Option<String>> {
             tracing::warn!("a WAV format this tool cannot check (IMA ADPCM?): added as it is");
             return Ok(None);
         }
-        Err(e) => anyhow::bail!("not a WAV file R-CODE can play: {e}"),
+        Err(e) => return Err(SoundError(format!("not a WAV file R-CODE can play: {e}"))),
     };
     if fits(&spec, model) {
         return Ok(None);
@@ -85,47 +93,48 @@ pub fn unplayable(data: &[u8], model: &str) -> Result<Option<String>> {
 /// to the model's first format. A WAV that fits already is returned unchanged.
 pub fn convert(path: &Path, data: &[u8], model: &str) -> Result<Vec<u8>> {
     let at = || path.display().to_string();
-    let mut reader = hound::WavReader::new(data).with_context(at)?;
+    let failed = |e: &dyn Display| SoundError(format!("{}: {e}", at()));
+    let mut reader = hound::WavReader::new(data).map_err(|e| failed(&e))?;
     let spec = reader.spec();
     if fits(&spec, model) {
         return Ok(data.to_vec());
     }
     if !RATES.contains(&spec.sample_rate) {
-        anyhow::bail!(
+        return Err(SoundError(format!(
             "{}: {} Hz; a conversion takes {} to {} Hz",
             at(),
             spec.sample_rate,
             RATES.start(),
             RATES.end()
-        );
+        )));
     }
     let samples: Vec<f64> = match spec.sample_format {
         hound::SampleFormat::Float => reader
             .samples::<f32>()
             .map(|s| s.map(f64::from))
-            .collect::<Result<_, _>>(),
+            .collect::<std::result::Result<_, _>>(),
         hound::SampleFormat::Int => {
             let full_scale = f64::from(1u32 << (spec.bits_per_sample.clamp(1, 32) - 1));
             reader
                 .samples::<i32>()
                 .map(|s| s.map(|v| f64::from(v) / full_scale))
-                .collect::<Result<_, _>>()
+                .collect::<std::result::Result<_, _>>()
         }
     }
-    .with_context(at)?;
+    .map_err(|e| failed(&e))?;
     let channels = usize::from(spec.channels.max(1));
     let mono: Vec<f64> = samples
         .chunks_exact(channels)
         .map(|frame| frame.iter().sum::<f64>() / channels as f64)
         .collect();
     if mono.is_empty() {
-        anyhow::bail!("{}: the sound holds no samples", at());
+        return Err(SoundError(format!("{}: the sound holds no samples", at())));
     }
     let to = playable(model)[0];
     let resampled = if spec.sample_rate == to.rate {
         mono
     } else {
-        resample(&mono, spec.sample_rate, to.rate).with_context(at)?
+        resample(&mono, spec.sample_rate, to.rate).map_err(|e| failed(&e))?
     };
     let out_spec = hound::WavSpec {
         channels: 1,
@@ -134,17 +143,18 @@ pub fn convert(path: &Path, data: &[u8], model: &str) -> Result<Vec<u8>> {
         sample_format: hound::SampleFormat::Int,
     };
     let mut bytes = std::io::Cursor::new(Vec::new());
-    let mut writer = hound::WavWriter::new(&mut bytes, out_spec)?;
+    let mut writer = hound::WavWriter::new(&mut bytes, out_spec).map_err(|e| failed(&e))?;
     // hound takes signed samples and stores 8-bit ones unsigned, as WAV does.
     let peak = f64::from((1u32 << (to.bits - 1)) - 1);
     for x in resampled {
         let level = (x * peak).round().clamp(-peak - 1.0, peak);
         match to.bits {
-            8 => writer.write_sample(level as i8)?,
-            _ => writer.write_sample(level as i16)?,
+            8 => writer.write_sample(level as i8),
+            _ => writer.write_sample(level as i16),
         }
+        .map_err(|e| failed(&e))?;
     }
-    writer.finalize()?;
+    writer.finalize().map_err(|e| failed(&e))?;
     tracing::info!(
         "{}: {} converted to {} Hz {}-bit mono PCM",
         at(),
@@ -156,12 +166,16 @@ pub fn convert(path: &Path, data: &[u8], model: &str) -> Result<Vec<u8>> {
 }
 
 /// One channel from `from` Hz to `to` Hz, lined up with the input (rubato trims its delay).
-fn resample(mono: &[f64], from: u32, to: u32) -> Result<Vec<f64>> {
+fn resample(mono: &[f64], from: u32, to: u32) -> std::result::Result<Vec<f64>, String> {
     use rubato::audioadapter_buffers::direct::InterleavedSlice;
     use rubato::{Fft, FixedSync, Resampler as _};
-    let mut resampler = Fft::<f64>::new(from as usize, to as usize, 1024, 1, FixedSync::Both)?;
-    let input = InterleavedSlice::new(mono, 1, mono.len())?;
-    let output = resampler.process_all(&input, mono.len(), None)?;
+    let text = |e: &dyn Display| e.to_string();
+    let mut resampler = Fft::<f64>::new(from as usize, to as usize, 1024, 1, FixedSync::Both)
+        .map_err(|e| text(&e))?;
+    let input = InterleavedSlice::new(mono, 1, mono.len()).map_err(|e| text(&e))?;
+    let output = resampler
+        .process_all(&input, mono.len(), None)
+        .map_err(|e| text(&e))?;
     Ok(output.take_data())
 }
 
