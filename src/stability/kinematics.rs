@@ -43,6 +43,9 @@ pub struct Kinematics {
     /// For each bone, whether each variable joint's bone is it or an ancestor.
     below: Vec<Vec<bool>>,
     pub points: Vec<Point>,
+    /// Each leg's J1, J2, J3 and paw bones, by [`super::plan::PAWS`] index (found once:
+    /// the stage asks for segments on every row).
+    legs: [Option<[usize; 4]>; 4],
 }
 
 /// One evaluation: positions and Jacobians (one column per variable).
@@ -69,14 +72,7 @@ impl Kinematics {
     /// Leg `paw`'s segments (see [`Segments`]) for every profile joint's angle in
     /// `angles`; `None` for a profile without that leg.
     pub fn segments(&self, paw: usize, angles: &[f64]) -> Option<Segments> {
-        let prefix = super::plan::PAWS.get(paw)?;
-        let bone = |part: &str| {
-            self.skeleton
-                .bones
-                .iter()
-                .position(|b| b.name == format!("{prefix}_{part}"))
-        };
-        let (j1, j2, j3, paw_bone) = (bone("j1")?, bone("j2")?, bone("j3")?, bone("paw")?);
+        let [j1, j2, j3, paw_bone] = (*self.legs.get(paw)?)?;
         let pose = self.skeleton.pose(angles, [0.0; 3]);
         let (hip, knee, foot) = (
             pose.positions[j1],
@@ -148,7 +144,16 @@ impl Kinematics {
                 radius: c.radius,
             })
             .collect();
+        let legs = std::array::from_fn(|p| {
+            let prefix = super::plan::PAWS[p];
+            let bone = |part: &str| {
+                let name = format!("{prefix}_{part}");
+                skeleton.bones.iter().position(|b| b.name == name)
+            };
+            Some([bone("j1")?, bone("j2")?, bone("j3")?, bone("paw")?])
+        });
         Kinematics {
+            legs,
             skeleton,
             masses,
             total_kg: body.total_kg,

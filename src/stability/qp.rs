@@ -48,6 +48,23 @@ impl Matrix {
     pub fn add(&mut self, r: usize, c: usize, v: f64) {
         self.data[r * self.cols + c] += v;
     }
+
+    /// Row `r`, contiguous.
+    pub fn row(&self, r: usize) -> &[f64] {
+        &self.data[r * self.cols..(r + 1) * self.cols]
+    }
+
+    /// The transpose: its rows are this one's columns, so that a sum down a column runs
+    /// along memory.
+    pub fn transposed(&self) -> Matrix {
+        let mut t = Matrix::zeros(self.cols, self.rows);
+        for r in 0..self.rows {
+            for c in 0..self.cols {
+                t.set(c, r, self.at(r, c));
+            }
+        }
+        t
+    }
 }
 
 /// One linear constraint: `aᵀx = b` or `aᵀx ≥ b`.
@@ -123,22 +140,20 @@ pub fn solve(p: &Problem) -> Result<Solution, QpError> {
         .map(|r| (0..n).map(|c| p.hessian.at(r, c) * x0[c]).sum::<f64>() + p.linear[r])
         .collect();
     let hz = multiply(&p.hessian, &z);
+    // Z's and HZ's columns as rows: every sum below runs down a column.
+    let (zt, hzt) = (z.transposed(), hz.transposed());
     let mut g = Matrix::zeros(k, k);
     for i in 0..k {
         for j in 0..k {
-            g.set(i, j, (0..n).map(|r| z.at(r, i) * hz.at(r, j)).sum());
+            g.set(i, j, dot(zt.row(i), hzt.row(j)));
         }
     }
-    let c: Vec<f64> = (0..k)
-        .map(|i| (0..n).map(|r| z.at(r, i) * hx0[r]).sum())
-        .collect();
+    let c: Vec<f64> = (0..k).map(|i| dot(zt.row(i), &hx0)).collect();
     let rows: Vec<Constraint> = p
         .inequalities
         .iter()
         .map(|con| Constraint {
-            a: (0..k)
-                .map(|i| (0..n).map(|r| con.a[r] * z.at(r, i)).sum())
-                .collect(),
+            a: (0..k).map(|i| dot(&con.a, zt.row(i))).collect(),
             b: con.b - dot(&con.a, &x0),
         })
         .collect();
@@ -230,20 +245,21 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
         reflectors.push(v);
         rank += 1;
     }
-    // Q = H₀H₁…, applied to the identity.
-    let mut q = Matrix::zeros(n, n);
+    // Q = H₀H₁…, applied to the identity; held transposed (`qt`'s row c is Q's column
+    // c), as each reflection works down Q's columns.
+    let mut qt = Matrix::zeros(n, n);
     for i in 0..n {
-        q.set(i, i, 1.0);
+        qt.set(i, i, 1.0);
     }
     for v in reflectors.iter().rev() {
         let vv = dot(v, v);
         if vv == 0.0 {
             continue;
         }
-        for c in 0..n {
-            let s = (0..n).map(|i| v[i] * q.at(i, c)).sum::<f64>() * 2.0 / vv;
+        for column in qt.data.chunks_exact_mut(n) {
+            let s = (0..n).map(|i| v[i] * column[i]).sum::<f64>() * 2.0 / vv;
             for i in 0..n {
-                q.add(i, c, -s * v[i]);
+                column[i] += -s * v[i];
             }
         }
     }
@@ -256,7 +272,7 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
         w[i] = (b - s) / a.at(i, i);
     }
     let x0: Vec<f64> = (0..n)
-        .map(|r| (0..rank).map(|i| q.at(r, i) * w[i]).sum())
+        .map(|r| (0..rank).map(|i| qt.at(i, r) * w[i]).sum())
         .collect();
     // The dependent ones must agree.
     for e in equalities {
@@ -269,7 +285,7 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
     let mut z = Matrix::zeros(n, n - rank);
     for r in 0..n {
         for c in rank..n {
-            z.set(r, c - rank, q.at(r, c));
+            z.set(r, c - rank, qt.at(c, r));
         }
     }
     Ok((x0, z))
