@@ -169,13 +169,12 @@ pub fn convert(path: &Path, data: &[u8], model: &str) -> Result<Vec<u8>> {
 fn resample(mono: &[f64], from: u32, to: u32) -> std::result::Result<Vec<f64>, String> {
     use rubato::audioadapter_buffers::direct::InterleavedSlice;
     use rubato::{Fft, FixedSync, Resampler as _};
-    let text = |e: &dyn Display| e.to_string();
     let mut resampler = Fft::<f64>::new(from as usize, to as usize, 1024, 1, FixedSync::Both)
-        .map_err(|e| text(&e))?;
-    let input = InterleavedSlice::new(mono, 1, mono.len()).map_err(|e| text(&e))?;
+        .map_err(|e| e.to_string())?;
+    let input = InterleavedSlice::new(mono, 1, mono.len()).map_err(|e| e.to_string())?;
     let output = resampler
         .process_all(&input, mono.len(), None)
-        .map_err(|e| text(&e))?;
+        .map_err(|e| e.to_string())?;
     Ok(output.take_data())
 }
 

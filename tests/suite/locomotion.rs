@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use aibo_motion::mtn::dense_frame_at;
+use aibo_motion::mtn::{dense_frame_at, DENSE_FRAME_MS};
 use aibo_motion::pipeline::{self, BuildOptions, Kept, Timing};
 use aibo_motion::retarget::locomotion::{self, Span};
 use aibo_motion::retarget::{Body, Neutral, Performer};
@@ -496,7 +496,7 @@ fn built_take(
 #[test]
 #[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
 fn the_bandai_dance_walks_where_it_travels_and_dances_as_before_where_it_stands() {
-    use aibo_motion::mtn::{dense_frames, DENSE_FRAME_MS};
+    use aibo_motion::mtn::dense_frames;
     let take = common::shared("mocap-samples").join("bvh/bandai1__dance-short_normal_001.bvh");
     let (walking, with) = built_take(&take, "ERS-7", &[]);
     let (treading, without) = built_take(&take, "ERS-7", &["--gait", "off"]);
@@ -1065,18 +1065,15 @@ fn with_timing_wait_a_gesture_after_a_walk_that_runs_late_plays_after_it_in_full
     );
 }
 
-/// Stands raising the right arm from 0.5 s, walks 1 leg length/s straight ahead from
-/// 2.5 s to 4.5 s with the arm still up until 3.5 s, and stands to 6 s.
-fn raise_then_walk() -> String {
-    walk_and_raise(6.0, 2.5..4.5, 1.0, 0.5..3.5)
-}
-
 /// A paw raised as a walk nears comes down a dwell before the walk blends in, not a
 /// dwell and a weight shift: the shift is for a lift to come, and the jumping take lost
 /// its one raised paw before its walk to it.
 #[test]
 fn a_paw_raised_before_a_walk_stays_up_until_a_dwell_before_the_walk() {
-    let clip = bvh::read(raise_then_walk().as_bytes()).unwrap();
+    // The performer raises the right arm from 0.5 s, walks 1 leg length/s straight ahead
+    // from 2.5 s to 4.5 s with the arm still up until 3.5 s, and stands to 6 s.
+    let take = walk_and_raise(6.0, 2.5..4.5, 1.0, 0.5..3.5);
+    let clip = bvh::read(take.as_bytes()).unwrap();
     let profile = Profile::builtin("ERS-7").unwrap();
     let built = pipeline::build(&clip, &profile, &BuildOptions::default()).unwrap();
     let kept = built.balance.as_ref().unwrap();
@@ -1088,9 +1085,10 @@ fn a_paw_raised_before_a_walk_stays_up_until_a_dwell_before_the_walk() {
     let rf = 1;
     let raised: Vec<_> = plan.lifts.iter().filter(|l| l.paw == rf).collect();
     assert_eq!(raised.len(), 1, "{:?}", plan.lifts);
-    // Down a dwell (0.2 s, the plan's `min_down_s`) before the walk's blend; up from
-    // about when the arm rises (0.5 s) until then.
-    assert_eq!(raised[0].end + rows_of(0.2), blend_in, "{raised:?}");
+    // Down a dwell (the plan's `min_down_s`) before the walk's blend; up from about when
+    // the arm rises (0.5 s) until then.
+    let dwell = rows_of(plan.timing.min_down_s);
+    assert_eq!(raised[0].end + dwell, blend_in, "{raised:?}");
     let up_s = (raised[0].end - raised[0].start) as f64 * plan.row_s;
     assert!(up_s > 0.6, "up {up_s:.2} s");
     // In the written motion, by the static test, the paw is off the floor while the plan
@@ -1099,13 +1097,17 @@ fn a_paw_raised_before_a_walk_stays_up_until_a_dwell_before_the_walk() {
     let dense = |row: usize| {
         let ms = built.source_start_ms as f64
             + (row as f64 - plan.padding.lead as f64) * plan.row_s * 1000.0;
-        (ms / 8.0).round() as usize
+        (ms / DENSE_FRAME_MS as f64).round() as usize
     };
     let on_floor = |k: usize| stances[k].standing_on.iter().any(|p| p == "rf paw");
-    let up = dense(raised[0].start + rows_of(0.12))..dense(raised[0].end - rows_of(0.2));
+    let up = dense(raised[0].start + rows_of(0.12))..dense(raised[0].end - dwell);
     assert!(up.len() > 50, "{up:?}");
     for k in up {
-        assert!(!on_floor(k), "the rf paw is down at {} ms", k * 8);
+        assert!(
+            !on_floor(k),
+            "the rf paw is down at {} ms",
+            k as u64 * DENSE_FRAME_MS
+        );
     }
     assert!(
         on_floor(dense(blend_in)),
@@ -1136,12 +1138,11 @@ fn two_walks(pause: f64) -> Vec<([f64; 3], f64)> {
 /// the pause is a gesture, not a third walk nor part of either.
 #[test]
 fn a_walk_still_under_way_as_the_next_begins_is_home_in_the_stand_before_it_blends_in() {
-    use aibo_motion::pipeline::build;
     use aibo_motion::stability::gait::Gait;
     let profile = Profile::builtin("ERS-7").unwrap();
     let leg_mm = Gait::of(&profile).unwrap().leg_mm;
     let clip = bvh::read(walking_bvh(&two_walks(5.0), FRAME_S).as_bytes()).unwrap();
-    let built = build(&clip, &profile, &BuildOptions::default()).unwrap();
+    let built = pipeline::build(&clip, &profile, &BuildOptions::default()).unwrap();
     let kept = built.balance.as_ref().unwrap();
     assert!(kept.falls().is_none(), "{:?}", kept.falls());
     // The performer's two walks (the shuffle is too short to walk).
