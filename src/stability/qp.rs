@@ -53,18 +53,6 @@ impl Matrix {
     pub fn row(&self, r: usize) -> &[f64] {
         &self.data[r * self.cols..(r + 1) * self.cols]
     }
-
-    /// The transpose: its rows are this one's columns, so that a sum down a column runs
-    /// along memory.
-    pub fn transposed(&self) -> Matrix {
-        let mut t = Matrix::zeros(self.cols, self.rows);
-        for r in 0..self.rows {
-            for c in 0..self.cols {
-                t.set(c, r, self.at(r, c));
-            }
-        }
-        t
-    }
 }
 
 /// One linear constraint: `aᵀx = b` or `aᵀx ≥ b`.
@@ -133,15 +121,15 @@ pub fn solve(p: &Problem) -> Result<Solution, QpError> {
     if !finite {
         return Err(QpError::Shape);
     }
-    let (x0, z) = null_space(n, &p.equalities)?;
-    let k = z.cols;
+    // Z's columns, the null space's basis, come as the rows of `zt`: every sum below
+    // runs down a column of Z or HZ, so along memory.
+    let (x0, zt) = null_space(n, &p.equalities)?;
+    let k = zt.rows;
     // The reduced program in y: G = ZᵀHZ, c = Zᵀ(Hx₀ + g), rows aᵀZ ≥ b − aᵀx₀.
     let hx0: Vec<f64> = (0..n)
         .map(|r| (0..n).map(|c| p.hessian.at(r, c) * x0[c]).sum::<f64>() + p.linear[r])
         .collect();
-    let hz = multiply(&p.hessian, &z);
-    // Z's and HZ's columns as rows: every sum below runs down a column.
-    let (zt, hzt) = (z.transposed(), hz.transposed());
+    let hzt = product_transposed(&p.hessian, &zt);
     let mut g = Matrix::zeros(k, k);
     for i in 0..k {
         for j in 0..k {
@@ -159,7 +147,7 @@ pub fn solve(p: &Problem) -> Result<Solution, QpError> {
         .collect();
     let (y, active) = dual_active_set(&g, &c, &rows)?;
     let x: Vec<f64> = (0..n)
-        .map(|r| x0[r] + (0..k).map(|i| z.at(r, i) * y[i]).sum::<f64>())
+        .map(|r| x0[r] + (0..k).map(|i| zt.at(i, r) * y[i]).sum::<f64>())
         .collect();
     Ok(Solution { x, active })
 }
@@ -168,14 +156,15 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-fn multiply(a: &Matrix, b: &Matrix) -> Matrix {
-    let mut out = Matrix::zeros(a.rows, b.cols);
+/// (AB)ᵀ, for B given as its transpose `bt`: each entry summed as A·B would sum it.
+fn product_transposed(a: &Matrix, bt: &Matrix) -> Matrix {
+    let mut out = Matrix::zeros(bt.rows, a.rows);
     for r in 0..a.rows {
         for k in 0..a.cols {
             let v = a.at(r, k);
             if v != 0.0 {
-                for c in 0..b.cols {
-                    out.add(r, c, v * b.at(k, c));
+                for c in 0..bt.rows {
+                    out.add(c, r, v * bt.at(c, k));
                 }
             }
         }
@@ -184,7 +173,8 @@ fn multiply(a: &Matrix, b: &Matrix) -> Matrix {
 }
 
 /// The least-norm solution of the equalities and an orthonormal basis of their null
-/// space (n × (n − rank)); an error where they contradict each other.
+/// space, one basis vector per row ((n − rank) × n: Zᵀ); an error where they contradict
+/// each other.
 fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix), QpError> {
     let m = equalities.len();
     if m == 0 {
@@ -282,13 +272,13 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
             return Err(QpError::Infeasible);
         }
     }
-    let mut z = Matrix::zeros(n, n - rank);
-    for r in 0..n {
-        for c in rank..n {
-            z.set(r, c - rank, qt.at(c, r));
-        }
-    }
-    Ok((x0, z))
+    // Q's last n − rank columns: `qt`'s last rows.
+    let zt = Matrix {
+        rows: n - rank,
+        cols: n,
+        data: qt.data[rank * n..].to_vec(),
+    };
+    Ok((x0, zt))
 }
 
 /// The lower Cholesky factor of a symmetric positive definite matrix.
