@@ -69,31 +69,41 @@ pub struct Segments {
 }
 
 impl Kinematics {
-    /// Leg `paw`'s segments (see [`Segments`]) for every profile joint's angle in
-    /// `angles`; `None` for a profile without that leg.
-    pub fn segments(&self, paw: usize, angles: &[f64]) -> Option<Segments> {
-        let [j1, j2, j3, paw_bone] = (*self.legs.get(paw)?)?;
+    /// The segments (see [`Segments`]) of the legs `wanted` says, by `PAWS` index, for
+    /// every profile joint's angle in `angles`; `None` for a leg not wanted or one the
+    /// profile lacks. The skeleton is posed once for all of them.
+    pub fn segments(&self, angles: &[f64], wanted: [bool; 4]) -> [Option<Segments>; 4] {
+        if !wanted
+            .iter()
+            .zip(&self.legs)
+            .any(|(w, l)| *w && l.is_some())
+        {
+            return [None; 4];
+        }
         let pose = self.skeleton.pose(angles, [0.0; 3]);
-        let (hip, knee, foot) = (
-            pose.positions[j1],
-            pose.positions[j3],
-            pose.positions[paw_bone],
-        );
-        let (u, l) = (knee - hip, foot - knee);
-        let (un, ln) = (u.length().max(1e-9), l.length().max(1e-9));
-        let axis = |b: usize| {
-            let bone = &self.skeleton.bones[b];
-            let parent = bone.parent.unwrap_or(0);
-            pose.rotations[parent] * bone.axis.unwrap_or(DVec3::ZERO)
-        };
-        let (a1, a2, a3) = (axis(j1), axis(j2), axis(j3));
-        // A unit vector turned about an axis moves by the axis crossed with it; J3 turns
-        // only the lower segment.
-        Some(Segments {
-            upper: u / un,
-            lower: l / ln,
-            upper_columns: [a1.cross(u / un), a2.cross(u / un), DVec3::ZERO],
-            lower_columns: [a1.cross(l / ln), a2.cross(l / ln), a3.cross(l / ln)],
+        std::array::from_fn(|paw| {
+            let [j1, j2, j3, paw_bone] = self.legs[paw].filter(|_| wanted[paw])?;
+            let (hip, knee, foot) = (
+                pose.positions[j1],
+                pose.positions[j3],
+                pose.positions[paw_bone],
+            );
+            let (u, l) = (knee - hip, foot - knee);
+            let (un, ln) = (u.length().max(1e-9), l.length().max(1e-9));
+            let axis = |b: usize| {
+                let bone = &self.skeleton.bones[b];
+                let parent = bone.parent.unwrap_or(0);
+                pose.rotations[parent] * bone.axis.unwrap_or(DVec3::ZERO)
+            };
+            let (a1, a2, a3) = (axis(j1), axis(j2), axis(j3));
+            // A unit vector turned about an axis moves by the axis crossed with it; J3
+            // turns only the lower segment.
+            Some(Segments {
+                upper: u / un,
+                lower: l / ln,
+                upper_columns: [a1.cross(u / un), a2.cross(u / un), DVec3::ZERO],
+                lower_columns: [a1.cross(l / ln), a2.cross(l / ln), a3.cross(l / ln)],
+            })
         })
     }
 

@@ -626,12 +626,10 @@ impl Stage {
             }
         }
         // The planted legs' segments as the performer's pose has them.
-        let wanted_segments: [Option<Segments>; 4] = std::array::from_fn(|p| {
-            row.phases[p]
-                .planted()
-                .then(|| self.kin.segments(p, row.targets))
-                .flatten()
-        });
+        let wanted_segments: [Option<Segments>; 4] = self.kin.segments(
+            row.targets,
+            std::array::from_fn(|p| row.phases[p].planted()),
+        );
         let weights = Weights {
             want: &want,
             weight: &weight,
@@ -691,11 +689,12 @@ impl Stage {
         h.set(nv, nv, 2.0 * W_SHORT);
         // Planted legs: each segment's direction near the performer's pose's,
         // w|s + Σ ∂s/∂q Δq − s*|² over the leg's three joints.
-        for (p, wanted) in weights.segments.iter().enumerate() {
-            let (Some(wanted), Some(vars)) = (wanted, self.leg_variables[p]) else {
-                continue;
-            };
-            let Some(now) = self.kin.segments(p, &self.angles_of(x, row.targets)) else {
+        let segments_now = self.kin.segments(
+            &self.angles_of(x, row.targets),
+            std::array::from_fn(|p| weights.segments[p].is_some()),
+        );
+        for (p, (wanted, now)) in weights.segments.iter().zip(segments_now).enumerate() {
+            let (Some(wanted), Some(now), Some(vars)) = (wanted, now, self.leg_variables[p]) else {
                 continue;
             };
             for (s, cols, goal) in [
