@@ -48,13 +48,19 @@ python3 ../scripts/bridge-seeds.py corpus/bridge_receive ||
 mkdir -p ../target/fuzz-logs
 for t in "${targets[@]}"; do
     log=../target/fuzz-logs/$t.log
+    # A target with no seeds starts from an empty corpus (libFuzzer wants the folder).
+    mkdir -p "corpus/$t" "artifacts/$t"
+    before=$(ls "artifacts/$t" | wc -l)
     RUSTC_BOOTSTRAP=1 cargo fuzz run -O "$t" "corpus/$t" -- \
         -max_total_time="$seconds" -rss_limit_mb=2048 -print_final_stats=1 > "$log" 2>&1
     status=$?
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     if [ $status -eq 0 ]; then
         echo "$t: ${runs:-?} runs in ${seconds} s, no findings"
-    else
+    elif [ "$(ls "artifacts/$t" | wc -l)" -gt "$before" ]; then
         echo "$t: FOUND SOMETHING (exit $status), ${runs:-?} runs; see $log and fuzz/artifacts/$t"
+    else
+        # No input saved: the fuzzer did not run (a build error, a missing tool).
+        echo "$t: DID NOT RUN (exit $status); see $log"
     fi
 done
