@@ -176,10 +176,10 @@ pub struct Stage {
 }
 
 impl Stage {
-    /// The stage for `profile` on a grid of `frame_ms`, its paws planted where the stand
-    /// posture puts them: the motion starts there and ramps into its first row in joint
-    /// space, which keeps the paws where they are only if that row stands on the same
-    /// spots.
+    /// The stage for `profile` on a grid of `frame_ms`, its paws planted where the
+    /// `stance` (every profile joint's angle) puts them: the motion starts from its
+    /// posture and ramps into its first row in joint space, which keeps the paws where
+    /// they are only if that row stands on the same spots.
     pub fn new(profile: &Profile, frame_ms: u32, stance: &[f64]) -> Result<Stage, BalanceError> {
         let body = Body::of(profile)?;
         let leg_prefix = |name: &str| PAWS.iter().position(|p| name.starts_with(&format!("{p}_")));
