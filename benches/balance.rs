@@ -56,7 +56,7 @@ fn balance(c: &mut Criterion) {
         let tracks = retarget::retarget(&clip, &profile, &on.retarget).unwrap();
         let travel = locomotion::spans(&tracks.performer, tracks.frame_time);
         let grid = keyframes::grid(&tracks, &profile, &on.keyframes).unwrap();
-        let neutral = retarget::neutral_pose(&profile, &on.retarget);
+        let neutral = retarget::neutral_pose(&profile, &on.retarget, &tracks);
         let margin = pipeline::default_margin(&profile);
         let velocities = locomotion::velocities(&tracks.performer, tracks.frame_time);
         let balancing = pipeline::Balancing {

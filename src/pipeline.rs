@@ -743,20 +743,9 @@ fn keep_balance(
 
 /// The stage for `way` and its plan ([`planned`]).
 fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> {
-    let mut stance = retarget::neutral_pose(from.profile, &from.options.retarget);
-    // A joint no track drives holds the start posture on every row: the stage stands
-    // it there too, not where a performer's neutral limb would put it (a take without
-    // legs, such as an MRTK recording, would slide its paws there and back).
-    if let Some(first) = from.grid.rows.first() {
-        for (j, track) in from.tracks.joints.iter().enumerate() {
-            if track.is_none() {
-                // A row holds the body's roll, pitch and yaw, then every joint.
-                if let (Some(s), Some(&held)) = (stance.get_mut(j), first.get(3 + j)) {
-                    *s = held;
-                }
-            }
-        }
-    }
+    // Where a performer standing at rest would put the limbs: a take without legs
+    // stands them as the posture does, rather than sliding the paws there and back.
+    let stance = retarget::neutral_pose(from.profile, &from.options.retarget, from.tracks);
     let stage = Stage::new(from.profile, from.grid.frame_ms, &stance)?;
     let planned = planned(&stage, from, way);
     Ok((stage, planned))

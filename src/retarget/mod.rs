@@ -136,10 +136,13 @@ pub enum RetargetError {
 }
 
 /// The pose a performer standing straight gives (arms and legs hanging, looking
-/// ahead), every profile joint, radians: each mapped joint at its mapping's offset (its
-/// value for a zero measure), the others at the stand posture. With [`LegMode::Ik`] the
-/// legs stand as the posture does, as hanging limbs move no paw there.
-pub fn neutral_pose(profile: &Profile, options: &Options) -> Vec<f64> {
+/// ahead), every profile joint, radians: each joint `tracks` drives at its mapping's
+/// offset (its value for a zero measure), the others at the stand posture. With
+/// [`LegMode::Ik`] the legs stand as the posture does, as hanging limbs move no paw
+/// there. A joint the take does not drive (a take without legs, such as an MRTK
+/// recording) stands as the posture does too: the performer has no limb there to be
+/// neutral.
+pub fn neutral_pose(profile: &Profile, options: &Options, tracks: &Tracks) -> Vec<f64> {
     let mut pose = profile
         .postures
         .get("stand")
@@ -159,7 +162,10 @@ pub fn neutral_pose(profile: &Profile, options: &Options) -> Vec<f64> {
         if options.legs == LegMode::Ik && leg(&m.joint) {
             continue;
         }
-        if let Some(i) = profile.joints.iter().position(|j| j.name == m.joint) {
+        let Some(i) = profile.joints.iter().position(|j| j.name == m.joint) else {
+            continue;
+        };
+        if tracks.joints.get(i).is_some_and(Option::is_some) {
             pose[i] = m.offset_deg.to_radians();
         }
     }

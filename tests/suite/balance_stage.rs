@@ -313,7 +313,7 @@ fn nodding_head() -> String {
 }
 
 #[test]
-fn a_take_without_limbs_leaves_the_legs_in_the_start_posture_as_without_the_stage() {
+fn a_take_without_limbs_stands_the_legs_as_the_stand_posture_does() {
     // The stage stood such a take's legs where a performer's neutral limbs would put
     // them, 7° from the stand (ERS-7 and ERS-210 alike): the paws slid there and back,
     // 19 mm each by the joint angles. Now the legs stay in the posture, up to the paws
@@ -367,6 +367,26 @@ fn a_take_without_limbs_leaves_the_legs_in_the_start_posture_as_without_the_stag
             sim.summary()
         );
     }
+    // From a sit the stage stands the robot on its paws as ever, and the head nods as
+    // without it (a stance in the sit, which the stage cannot stand on, left the head
+    // behind: 34° off at p90).
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let from_sit = |balance| {
+        let mut options = BuildOptions {
+            balance,
+            ..BuildOptions::default()
+        };
+        options.keyframes.start_pose = "sit".into();
+        build(&clip, &profile, &options).unwrap()
+    };
+    let head = |built: &Built| built.likeness(&profile).unwrap().head.unwrap();
+    let (kept, unbalanced) = (from_sit(Balance::default()), from_sit(Balance::Off));
+    let (with, without) = (head(&kept), head(&unbalanced));
+    assert!(
+        with.median_deg <= without.median_deg + 1.0 && with.p90_deg <= without.p90_deg + 1.0,
+        "the head from a sit: {with:?}, without the stage {without:?}"
+    );
+    assert_stays_up(&kept.motion, &profile, "from a sit");
 }
 
 /// FNV-1a, 64 bits: a file's fingerprint with no dependency.
