@@ -675,7 +675,19 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         warnings.push(w.to_string());
     } else {
         // A part of the body the mappings want but the source lacks: say what holds still.
-        for w in tracks.unmeasured_sentences() {
+        // An MRTK recording tracks the head and hands, never the legs: that it has none
+        // is no news, said at -v rather than warned on every build.
+        let never_recorded =
+            |part: &str| clip.format == aibo_motion::source::Format::Mrtk && part.ends_with("_leg");
+        for ((part, _), w) in tracks.unmeasured.iter().zip(tracks.unmeasured_sentences()) {
+            if never_recorded(part) {
+                tracing::info!(
+                    "{}: an MRTK recording tracks the head and hands: {}",
+                    input.display(),
+                    super::shown(&w)
+                );
+                continue;
+            }
             tracing::warn!("{}: {}", input.display(), super::shown(&w));
             warnings.push(w);
         }

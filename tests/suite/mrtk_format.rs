@@ -2,6 +2,7 @@
 //! writes them (not as MRTK's documentation describes them): versions 1.0 and 1.1, the
 //! headerless early body, markers, and damaged input.
 
+use crate::common;
 use aibo_motion::source::mrtk;
 use glam::DVec3;
 
@@ -194,13 +195,10 @@ fn damaged_recordings_fail_with_an_offset() {
     assert!(mrtk::read(&with_header(1, 1, &late.0), None).is_err());
 }
 
-#[test]
-fn a_tracked_hand_drives_the_same_side_front_leg() {
-    use aibo_motion::retarget::{retarget, Options};
-    use aibo_motion::robot::profile::Profile;
-    // Version 1.1, camera and hands. The head at 1.6 m looking down Unity's +z; the left
-    // hand (Unity's −x is the wearer's left) held straight forward at shoulder height,
-    // tracked; the right hand never tracked.
+/// A version 1.1 recording of the camera and hands. The head at 1.6 m looking down
+/// Unity's +z; the left hand (Unity's −x is the wearer's left) held straight forward at
+/// shoulder height, tracked; the right hand never tracked.
+fn left_hand_forward() -> Vec<u8> {
     let mut w = Writer::default();
     w.0.extend_from_slice(&[1, 1, 0]);
     w.pose(
@@ -226,7 +224,14 @@ fn a_tracked_hand_drives_the_same_side_front_leg() {
         }
     }
     w.i32(0);
-    let clip = mrtk::read(&with_header(1, 1, &w.0), Some(10.0)).unwrap();
+    with_header(1, 1, &w.0)
+}
+
+#[test]
+fn a_tracked_hand_drives_the_same_side_front_leg() {
+    use aibo_motion::retarget::{retarget, Options};
+    use aibo_motion::robot::profile::Profile;
+    let clip = mrtk::read(&left_hand_forward(), Some(10.0)).unwrap();
     let profile = Profile::builtin("ERS-7").unwrap();
     let tracks = retarget(&clip, &profile, &Options::default()).unwrap();
     let value = |joint: &str| {
@@ -258,4 +263,41 @@ fn a_tracked_hand_drives_the_same_side_front_leg() {
         .drivers
         .iter()
         .any(|d| d.joint == "lf_j1" && d.source.contains(&"left_wrist".to_string())));
+}
+
+#[test]
+fn building_a_recording_warns_of_no_legs_it_could_never_have_and_says_so_at_v() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("hand.bin");
+    std::fs::write(&input, left_hand_forward()).unwrap();
+    let out = dir.path().join("hand.mtn");
+    let (input, out) = (input.to_str().unwrap(), out.to_str().unwrap());
+    let run = common::run(&[
+        "-v",
+        "build",
+        input,
+        "--profile",
+        "ERS-7",
+        "-o",
+        out,
+        "--json",
+    ]);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    let v: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    let warnings = v["warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .all(|w| !w.as_str().unwrap().contains("leg")),
+        "{warnings:?}"
+    );
+    let said = common::stderr(&run);
+    for leg in ["no left leg", "no right leg"] {
+        assert!(
+            said.contains(&format!(
+                "an MRTK recording tracks the head and hands: {leg}"
+            )),
+            "{said}"
+        );
+    }
 }
