@@ -296,7 +296,7 @@ fn a_walk_in_place_stays_up() {
 }
 
 /// A performer who is only a spine, a neck and a head, nodding for three seconds (as an
-/// MRTK recording has no legs, nor arms when the hands are not tracked).
+/// MRTK recording has no legs).
 fn nodding_head() -> String {
     let mut text = String::from(
         "HIERARCHY\nROOT Hips { OFFSET 0 0 0 CHANNELS 6 Xposition Yposition Zposition \
