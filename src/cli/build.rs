@@ -675,17 +675,11 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         warnings.push(w.to_string());
     } else {
         // A part of the body the mappings want but the source lacks: say what holds still.
-        // An MRTK recording tracks the head and hands, never the legs: that it has none
-        // is no news, said at -v rather than warned on every build.
-        let never_recorded =
-            |part: &str| clip.format == aibo_motion::source::Format::Mrtk && part.ends_with("_leg");
+        // One the format can never hold (an MRTK recording's legs) is no news: said at
+        // -v rather than warned on every build.
         for ((part, _), w) in tracks.unmeasured.iter().zip(tracks.unmeasured_sentences()) {
-            if never_recorded(part) {
-                tracing::info!(
-                    "{}: an MRTK recording tracks the head and hands: {}",
-                    input.display(),
-                    super::shown(&w)
-                );
+            if let Some(why) = clip.format.never_holds(part) {
+                tracing::info!("{}: {why}: {}", input.display(), super::shown(&w));
                 continue;
             }
             tracing::warn!("{}: {}", input.display(), super::shown(&w));

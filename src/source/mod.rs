@@ -78,6 +78,13 @@ impl Format {
             Format::Mrtk => "mrtk",
         }
     }
+
+    /// Why a file of this format can never hold the body part `part` (`head`,
+    /// `left_arm`, …, `right_leg`), or `None` where it can: its absence is then no news.
+    pub fn never_holds(self, part: &str) -> Option<&'static str> {
+        (self == Format::Mrtk && part.ends_with("_leg"))
+            .then_some("an MRTK recording tracks the head and hands")
+    }
 }
 
 /// One joint of a skeleton.
