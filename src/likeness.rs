@@ -87,8 +87,9 @@ pub struct Likeness {
     pub head: Option<Figure>,
     pub beyond_limits: Vec<BeyondLimits>,
     /// How long the robot walks where the performer travels (and the performance waits
-    /// for a walk to finish), s: there the limbs are not compared (the gait moves the legs), and the head and the path figures stand for
-    /// the likeness.
+    /// for a walk to finish), s: there the limbs are not compared (the gait moves the
+    /// legs, or stands them home between two walks), and the head and the path figures
+    /// stand for the likeness.
     pub walking_s: f64,
     /// How long the limbs were compared, s: the frames of the limb sampled longest, which
     /// is the performance less `walking_s` where the performer has limbs (none where they

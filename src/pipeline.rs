@@ -204,21 +204,35 @@ impl Built {
     }
 
     /// Where the robot walks, in the performance's seconds (the blends either side
-    /// included), and where the performance waits for it to finish: the likeness leaves
-    /// the limbs out there.
+    /// included, and the seam between two walks too close for a paw to lift between
+    /// them, where every paw stays down in the stand), and where the performance waits
+    /// for it to finish: the likeness leaves the limbs out there.
     pub fn walking_s(&self) -> Vec<(f64, f64)> {
         let Some(kept) = &self.balance else {
             return Vec::new();
         };
-        let row_s = kept.plan.row_s;
-        let lead = kept.plan.padding.lead as f64;
-        let walks = kept.plan.walks.iter().map(|w| {
+        let plan = &kept.plan;
+        let blend = walking::blend_rows(plan.row_s);
+        let lead = plan.padding.lead as f64;
+        let s = |row: usize| (row as f64 - lead) * plan.row_s;
+        // Each walk's seconds, with the last row it holds every paw down to; a seam too
+        // short for a lift joins it to the walk before.
+        let mut walks: Vec<(f64, f64, usize)> = Vec::new();
+        for w in &plan.walks {
             let rows = w.rows();
-            (
-                (rows.start as f64 - lead) * row_s - walking::BLEND_S,
-                (rows.end as f64 - lead) * row_s + walking::BLEND_S,
-            )
-        });
+            let span_s = (
+                s(rows.start) - walking::BLEND_S,
+                s(rows.end) + walking::BLEND_S,
+            );
+            let (from, to) = w.held_rows(blend);
+            match walks.last_mut() {
+                Some(last) if !plan.lift_fits_between(last.2, from) => {
+                    (last.1, last.2) = (span_s.1, to)
+                }
+                _ => walks.push((span_s.0, span_s.1, to)),
+            }
+        }
+        let walks = walks.into_iter().map(|(from, to, _)| (from, to));
         walks.chain(walking::played_waits(&kept.waits)).collect()
     }
 
@@ -431,11 +445,7 @@ fn walked_plan(
     let mut plan = standing.clone();
     plan.walks = walks;
     let blend = walking::blend_rows(grid.step_s());
-    let held: Vec<(usize, usize)> = plan
-        .walks
-        .iter()
-        .map(|w| (w.start.saturating_sub(blend), w.rows().end + blend))
-        .collect();
+    let held: Vec<(usize, usize)> = plan.walks.iter().map(|w| w.held_rows(blend)).collect();
     for (from, to) in held {
         plan.hold(from, to);
     }

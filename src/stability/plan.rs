@@ -177,6 +177,12 @@ impl Walk {
     pub fn rows(&self) -> std::ops::Range<usize> {
         self.start..self.start + self.gait.legs.len()
     }
+
+    /// The rows every paw is held down over for the walk ([`Plan::hold`]): its rows and
+    /// the `blend` rows either side.
+    pub fn held_rows(&self, blend: usize) -> (usize, usize) {
+        (self.start.saturating_sub(blend), self.rows().end + blend)
+    }
 }
 
 impl Plan {
@@ -263,6 +269,16 @@ impl Plan {
             }
         }
         self.lifts = kept;
+    }
+
+    /// Whether a paw could lift between a hold of every paw ([`Plan::hold`]) ending at row
+    /// `to` and the next one from row `from`: the dwell and shift after the first, the
+    /// shortest lift, and the dwell before the second. Where none fits, every paw stays
+    /// down from one to the other.
+    pub fn lift_fits_between(&self, to: usize, from: usize) -> bool {
+        let dwell = self.rows_of(self.timing.min_down_s);
+        let min_up = self.rows_of(self.timing.min_up_s);
+        from.saturating_sub(dwell) >= to + self.gap_rows() + min_up
     }
 
     /// Rows between one lift's end and the next one's start: the dwell, then the shift.
@@ -601,5 +617,29 @@ mod tests {
         q.lifts = vec![lift(100, 200)];
         q.hold(136, 150);
         assert!(q.lifts.is_empty(), "{:?}", q.lifts);
+    }
+
+    #[test]
+    fn a_lift_fits_between_two_holds_exactly_where_holding_both_leaves_one() {
+        // At 16 ms a row a lift needs 13 + 25 rows after the first hold, 25 up, and 13
+        // before the second: 76 rows between them.
+        let mut fits = Vec::new();
+        for gap in 60..90 {
+            let mut p = Plan::standing(400, 0.016);
+            p.lifts = vec![Lift {
+                paw: 2,
+                start: 100,
+                end: 100 + gap,
+            }];
+            p.hold(50, 100);
+            p.hold(100 + gap, 150 + gap);
+            assert_eq!(
+                p.lift_fits_between(100, 100 + gap),
+                !p.lifts.is_empty(),
+                "{gap}"
+            );
+            fits.push(p.lift_fits_between(100, 100 + gap));
+        }
+        assert_eq!(fits.iter().position(|&f| f), Some(76 - 60));
     }
 }

@@ -1178,3 +1178,79 @@ fn a_walk_still_under_way_as_the_next_begins_is_home_in_the_stand_before_it_blen
     );
     assert!(heading.abs() < 0.01, "{heading}");
 }
+
+/// Between two walks too close for a paw to lift between them (the plan holds every paw
+/// down from one to the other), the robot stands home in the stand, and the likeness
+/// counts that seam as walking: its limbs cannot show the performer's there. Two walks
+/// far enough apart leave the likeness the gesture between them.
+#[test]
+fn the_seam_between_two_walks_too_close_for_a_lift_counts_as_walking_in_the_likeness() {
+    let profile = Profile::builtin("ERS-7").unwrap();
+    for (pause, joined) in [(5.0, true), (25.0, false)] {
+        let clip = bvh::read(walking_bvh(&two_walks(pause), FRAME_S).as_bytes()).unwrap();
+        let built = pipeline::build(&clip, &profile, &BuildOptions::default()).unwrap();
+        let plan = &built.balance.as_ref().unwrap().plan;
+        let [first, second] = &plan.walks[..] else {
+            panic!("pause {pause}: {} walks", plan.walks.len());
+        };
+        // A lift needs its dwell after the first walk's hold, its weight shift, the
+        // shortest lift, and its dwell before the second's.
+        let t = &plan.timing;
+        let lift_needs_s = t.min_down_s + t.shift_s + t.min_up_s + t.min_down_s;
+        let blend = walking::blend_rows(plan.row_s);
+        let s = |row: usize| (row as f64 - plan.padding.lead as f64) * plan.row_s;
+        let seam_s = s(second.held_rows(blend).0) - s(first.held_rows(blend).1);
+        assert_eq!(
+            seam_s < lift_needs_s,
+            joined,
+            "pause {pause}: seam {seam_s} s"
+        );
+        let (first_s, second_s) = (
+            (
+                s(first.start) - walking::BLEND_S,
+                s(first.rows().end) + walking::BLEND_S,
+            ),
+            (
+                s(second.start) - walking::BLEND_S,
+                s(second.rows().end) + walking::BLEND_S,
+            ),
+        );
+        let spans = built.walking_s();
+        let near = |a: f64, b: f64| (a - b).abs() < 1e-9;
+        if joined {
+            assert!((first.rows().end..second.start).all(|r| (0..4).all(|p| plan.down(r, p))));
+            assert_eq!(spans.len(), 1, "pause {pause}: {spans:?}");
+            assert!(
+                near(spans[0].0, first_s.0) && near(spans[0].1, second_s.1),
+                "{spans:?}"
+            );
+        } else {
+            assert_eq!(spans, vec![first_s, second_s], "pause {pause}");
+        }
+        // The limbs are compared on the take's frames outside those spans, and only there.
+        let frame_s = built.tracks.frame_time;
+        let outside = (0..built.tracks.frames)
+            .filter(|&f| {
+                !spans
+                    .iter()
+                    .any(|&(a, b)| (a..=b).contains(&(f as f64 * frame_s)))
+            })
+            .count();
+        let likeness = built.likeness(&profile).unwrap();
+        assert!(
+            near(likeness.limbs_s, outside as f64 * frame_s),
+            "pause {pause}: {} s compared, {outside} frames outside {spans:?}",
+            likeness.limbs_s
+        );
+        if !joined {
+            // The gesture between the walks is compared.
+            let between = second_s.0 - first_s.1;
+            assert!(between >= lift_needs_s, "{spans:?}");
+            assert!(
+                likeness.limbs_s >= between - 2.0 * frame_s,
+                "{}",
+                likeness.limbs_s
+            );
+        }
+    }
+}
