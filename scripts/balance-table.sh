@@ -4,7 +4,8 @@
 # defaults (after): `check --balance`'s verdict (TIPS where the static test finds a tip
 # over 100 ms, FALLS where only its simulation falls), the simulation's (`simulate`, at
 # the default torque and, after, at 80% of it), `check`'s limit and speed findings,
-# the overall likeness median, the paws the balance stage raised or held down, and the
+# the overall likeness median (with how long the limbs were compared, where the robot
+# walks), the paws the balance stage raised or held down, and the
 # proof's repairs. Then Sony's own motions through the same judges.
 #
 #   [BUILD_ARGS="--timing wait"] scripts/balance-table.sh [MODEL...]   (default: ERS-7 ERS-210 ERS-220; needs ../shared)
@@ -60,11 +61,16 @@ for model in models:
         agreeing(after[0], after[1])
         like_on = built["likeness"]["median_deg"]
         like_off = (stage.get("likeness_without") or {}).get("median_deg", float("nan"))
+        # Over the walks the limbs are not compared: say over how long they were.
+        walked, limbs = built["likeness"].get("walking_s", 0), built["likeness"].get("limbs_s", 0)
+        compared = ""
+        if walked > 0:
+            compared = f" (limbs over {limbs:.1f} s)" if limbs > 0 else " (head only: it walks throughout)"
         paws = stage.get("paws", [])
         raised = ", ".join(f"{p['paw']} {p['raised_s']:.1f}" for p in paws if p["raised_s"] > 0) or "-"
         held = ", ".join(f"{p['paw']} {p['held_down_s']:.1f}" for p in paws if p["held_down_s"] > 0) or "-"
         print(f"| {name} | {model} | {before[0]} / {before[1]} | {after[0]} / {after[1]} / {after[2]} "
-              f"| {after[3]} | {like_off:.1f}° → {like_on:.1f}° | {raised} | {held} | {stage.get('repairs', '-')} |")
+              f"| {after[3]} | {like_off:.1f}° → {like_on:.1f}°{compared} | {raised} | {held} | {stage.get('repairs', '-')} |")
         sys.stdout.flush()
 
 print()

@@ -20,6 +20,7 @@
 use crate::keyframes::{self, finish, KeyframeError, Keyframed};
 use crate::likeness::{likeness, Likeness};
 use crate::mtn::Motion;
+use crate::retarget::calibration;
 use crate::retarget::locomotion::{self, Span};
 use crate::retarget::{self, retarget, RetargetError, Tracks};
 use crate::robot::profile::Profile;
@@ -77,6 +78,17 @@ pub enum Timing {
     Wait,
 }
 
+/// What becomes of a T-pose the performer holds at the start or end of a take, the
+/// capture's calibration ([`calibration`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TPose {
+    /// Left out: the motion plays the performance alone.
+    #[default]
+    Skip,
+    /// Played, as any other frames (`--keep-tpose`).
+    Keep,
+}
+
 /// How a clip becomes a motion.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BuildOptions {
@@ -85,6 +97,7 @@ pub struct BuildOptions {
     pub balance: Balance,
     pub locomotion: Locomotion,
     pub timing: Timing,
+    pub t_pose: TPose,
 }
 
 /// A motion built from a clip, with the tracks it was made from.
@@ -104,6 +117,9 @@ pub struct Built {
     /// Where the performer travels (walks only with the balance stage and
     /// [`Locomotion::Walk`]).
     pub locomotion: Vec<Span>,
+    /// The frames of the take's T-pose left out at its start and end ([`TPose::Skip`]):
+    /// `tracks` and every time of the build count from the first frame after it.
+    pub t_pose: calibration::Ends,
 }
 
 /// What the balance stage did, and the proof of the motion it made.
@@ -273,7 +289,11 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
     if let Some(e) = crate::source::time_bounds_error(clip.frame_time, clip.frames) {
         return Err(BuildError::Time(e));
     }
-    let tracks = retarget(clip, profile, &options.retarget)?;
+    let (performance, t_pose) = performance(clip, options.t_pose);
+    let clip = performance.as_ref().unwrap_or(clip);
+    let mut retargeting = options.retarget.clone();
+    retargeting.neutral = calibration::shifted(retargeting.neutral, t_pose);
+    let tracks = retarget(clip, profile, &retargeting)?;
     let travel = locomotion::spans(&tracks.performer, tracks.frame_time);
     let grid = keyframes::grid(&tracks, profile, &options.keyframes)?;
     let unbalanced = finish(&grid, profile, &options.keyframes)?;
@@ -285,6 +305,7 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
             ramp_out_ms: unbalanced.ramp_out_ms,
             balance: None,
             locomotion: travel,
+            t_pose,
         });
     };
     let margin = margin_mm.unwrap_or_else(|| default_margin(profile));
@@ -312,7 +333,17 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
         ramp_out_ms: keyed.ramp_out_ms,
         balance: Some(kept),
         locomotion: travel,
+        t_pose,
     })
+}
+
+/// The performance in `clip`: without the T-pose at its ends where `t_pose` skips it
+/// (`None`: the clip as it is), and the frames left out.
+pub fn performance(clip: &Clip, t_pose: TPose) -> (Option<Clip>, calibration::Ends) {
+    match t_pose {
+        TPose::Skip => calibration::without_t_pose(clip),
+        TPose::Keep => (None, calibration::Ends::default()),
+    }
 }
 
 /// The margin the stage keeps on `profile` by default, mm: wider where its masses are

@@ -152,6 +152,14 @@ pub struct Args {
     /// (MRTK) knows where it looks and ignores this.
     #[arg(long, value_name = "N")]
     pub neutral_frame: Option<usize>,
+    /// Play the T-pose a take starts or ends in. By default it is left out: a performer
+    /// standing with both arms straight out to the sides on the first frames (or the
+    /// last) is the capture system's calibration pose, not the performance (CMU's BVH
+    /// conversions open on one such frame, some takes on a second or more), and the
+    /// robot would spread its front legs sideways for it. The motion then starts that
+    /// much earlier than the take; the summary says how much was left out.
+    #[arg(long)]
+    pub keep_tpose: bool,
     /// A JSON summary on stdout (keyframes, duration, mapping used, warnings).
     #[arg(long)]
     pub json: bool,
@@ -287,6 +295,8 @@ struct Summary {
     /// The ramps from the start posture and to the end posture, s (zero for a motion
     /// rebuilt from JSON).
     ramps_s: (f64, f64),
+    /// The T-pose left out at the take's start and end, s (`--keep-tpose` keeps it).
+    t_pose_s: (f64, f64),
     drivers: Vec<aibo_motion::retarget::Driver>,
     held: Vec<String>,
     warnings: Vec<String>,
@@ -318,6 +328,7 @@ impl Summary {
             "duration_s": self.duration_s,
             "ramp_in_s": self.ramps_s.0,
             "ramp_out_s": self.ramps_s.1,
+            "t_pose_left_out_s": {"start": self.t_pose_s.0, "end": self.t_pose_s.1},
             "mapping": mapping,
             "held": self.held,
             "warnings": self.warnings,
@@ -387,6 +398,15 @@ impl Summary {
                  to the end posture",
                 self.ramps_s.0, self.ramps_s.1
             );
+        }
+        for (s, at) in [(self.t_pose_s.0, "starts"), (self.t_pose_s.1, "ends")] {
+            if detailed && s > 0.0 {
+                let _ = writeln!(
+                    t,
+                    "  left out: the T-pose the take {at} in ({s:.3} s), the capture's \
+                     calibration rather than the performance (--keep-tpose plays it)"
+                );
+            }
         }
         if detailed {
             for d in &self.drivers {
@@ -636,6 +656,10 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             OnOff::Off => pipeline::Locomotion::InPlace,
         },
         timing: args.timing.into(),
+        t_pose: match args.keep_tpose {
+            true => pipeline::TPose::Keep,
+            false => pipeline::TPose::Skip,
+        },
     };
     if args.timing == Timing::Wait && (args.balance == OnOff::Off || args.gait == OnOff::Off) {
         tracing::warn!(
@@ -657,6 +681,20 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         (built.source_start_ms - lead_ms) as f64 / 1000.0,
         (built.ramp_out_ms - tail_ms) as f64 / 1000.0,
     );
+    let frame_s = clip.frame_time;
+    let t_pose_s = (
+        built.t_pose.lead as f64 * frame_s,
+        built.t_pose.trail as f64 * frame_s,
+    );
+    if let Some(n) = args.neutral_frame.filter(|&n| n < built.t_pose.lead) {
+        tracing::warn!(
+            "{}: --neutral-frame {n} is in the T-pose left out at the start (frames 0 to {}): \
+             the head's neutral is the performance's first frame (--keep-tpose keeps the \
+             T-pose)",
+            input.display(),
+            built.t_pose.lead - 1
+        );
+    }
     let (motion, tracks, built_locomotion) = (built.motion, built.tracks, built.locomotion);
     let bytes = mtn::encode(&motion)?;
     fsio::write_bytes(output, &[input], &bytes)?;
@@ -708,6 +746,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         keyframes: motion.keyframes.len(),
         duration_s: motion.duration_ms() as f64 / 1000.0,
         ramps_s,
+        t_pose_s,
         drivers: tracks.drivers,
         held,
         warnings,
@@ -774,6 +813,7 @@ fn build_from_json(input: &Path, output: &Path, data: &[u8]) -> Result<Summary> 
         keyframes: motion.keyframes.len(),
         duration_s: motion.duration_ms() as f64 / 1000.0,
         ramps_s: (0.0, 0.0),
+        t_pose_s: (0.0, 0.0),
         drivers: Vec::new(),
         held: Vec::new(),
         warnings,

@@ -4,6 +4,7 @@ use super::{detect, json_text, load_clip, load_motion, print_stdout, Outcome, So
 use aibo_motion::fsio;
 use aibo_motion::keyframes;
 use aibo_motion::mtn::Motion;
+use aibo_motion::pipeline;
 use aibo_motion::retarget::{self, locomotion};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::probe::FileKind;
@@ -190,6 +191,10 @@ fn performer_path(
     if clip.frames == 0 {
         bail!("{}: the take holds no frames", take.display());
     }
+    // The performance, as `build` plays it by default: without a T-pose at its ends.
+    let clip = pipeline::performance(&clip, pipeline::TPose::Skip)
+        .0
+        .unwrap_or(clip);
     let tracks = retarget::retarget(&clip, profile, &retarget::Options::default())
         .with_context(|| format!("{}: cannot follow the performer", take.display()))?;
     let gait = Gait::of(profile)

@@ -15,6 +15,7 @@
 //! `joint = sign · scale · measure + offset`.
 
 mod body;
+pub mod calibration;
 pub mod locomotion;
 mod performer;
 

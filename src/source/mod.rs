@@ -180,6 +180,35 @@ impl Clip {
         let n = self.joint_count();
         &self.rotations[frame * n..(frame + 1) * n]
     }
+
+    /// The clip of `frames` alone (clamped to the clip's).
+    pub fn frames_in(&self, frames: std::ops::Range<usize>) -> Clip {
+        let end = frames.end.min(self.frames);
+        let start = frames.start.min(end);
+        let (joints, columns) = (self.joint_count(), self.moving_columns());
+        Clip {
+            frames: end - start,
+            translations: self.translations[start * columns..end * columns].to_vec(),
+            rotations: self.rotations[start * joints..end * joints].to_vec(),
+            signals: self
+                .signals
+                .iter()
+                .map(|s| Signal {
+                    name: s.name.clone(),
+                    values: s
+                        .values
+                        .get(start..end.min(s.values.len()))
+                        .unwrap_or_default()
+                        .to_vec(),
+                })
+                .collect(),
+            skeleton: self.skeleton.clone(),
+            moving: self.moving.clone(),
+            warnings: self.warnings.clone(),
+            notes: self.notes.clone(),
+            ..*self
+        }
+    }
 }
 
 /// Numbers the joints that move: `Some(column)` for each flagged joint, in order.

@@ -45,6 +45,7 @@ mod seeing;
 mod spec_example;
 mod stick;
 mod stick_bridge;
+mod t_pose;
 mod wifi_link;
 
 /// A file added here without its `mod` line above would never compile nor run.
