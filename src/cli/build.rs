@@ -145,7 +145,8 @@ pub struct Args {
     /// (default 14 on the ERS-7; 22 on the ERS-210/220, whose masses are estimates).
     #[arg(long, value_name = "MM", value_parser = super::parse_margin, allow_negative_numbers = true)]
     pub balance_margin: Option<f64>,
-    /// A source frame (from 0) on which the performer looks straight ahead. The head's
+    /// A source frame (from 0, counting every frame of the file, a T-pose left out
+    /// included) on which the performer looks straight ahead. The head's
     /// turns, nods and tilts are measured relative to the body, against this frame's
     /// relation of head to body; the default is the take's typical relation (its mean
     /// over every frame), which assumes the performer mostly looks ahead. A headset
