@@ -150,17 +150,8 @@ fn the_summary_says_what_was_left_out_and_keep_tpose_plays_it() {
         "{start} {end}"
     );
     assert_eq!(left_out(&["--keep-tpose"]), (0.0, 0.0));
-    // In words, with -v's detail.
-    let out_text = common::run(&[
-        "build",
-        input.to_str().unwrap(),
-        "--profile",
-        "ERS-7",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    assert!(out_text.status.success(), "{}", common::stderr(&out_text));
-    let text = common::stdout(&out_text);
+    // In words, in the summary a single build prints.
+    let text = common::stdout(&common::build_file(&input, "ERS-7", &[], &out));
     assert!(
         text.contains("left out: the T-pose the take starts in (1.000 s)"),
         "{text}"
