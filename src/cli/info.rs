@@ -6,6 +6,7 @@ use super::{
 use aibo_motion::fsio;
 use aibo_motion::mtn::{self, Motion};
 use aibo_motion::oda::Archive;
+use aibo_motion::retarget::calibration;
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::{Clip, Format};
 use anyhow::{Context, Result};
@@ -228,6 +229,7 @@ fn source_info(path: &Path, clip: &Clip) -> (Value, String) {
         .collect();
     let fps = 1.0 / clip.frame_time;
     let signals: Vec<&str> = clip.signals.iter().map(|s| s.name.as_str()).collect();
+    let t_pose = calibration::t_pose_of(clip);
     let summary = json!({
         "file": path.display().to_string(),
         "format": clip.format.name(),
@@ -238,6 +240,7 @@ fn source_info(path: &Path, clip: &Clip) -> (Value, String) {
         "fps": fps,
         "duration_s": clip.duration(),
         "signals": signals,
+        "t_pose_frames": {"start": t_pose.lead, "end": t_pose.trail},
         "warnings": clip.warnings,
         "notes": clip.notes,
     });
@@ -253,6 +256,20 @@ fn source_info(path: &Path, clip: &Clip) -> (Value, String) {
     let _ = writeln!(t, "  frames        {}", clip.frames);
     let _ = writeln!(t, "  frame time    {:.6} s ({fps:.2} fps)", clip.frame_time);
     let _ = writeln!(t, "  duration      {:.3} s", clip.duration());
+    for (frames, at) in [(t_pose.lead, "first"), (t_pose.trail, "last")] {
+        if frames > 0 {
+            let _ = writeln!(
+                t,
+                "  T-pose        the {at} {} ({:.3} s): the capture's calibration, which build \
+                 leaves out (--keep-tpose plays it)",
+                match frames {
+                    1 => "frame".to_string(),
+                    n => format!("{n} frames"),
+                },
+                frames as f64 * clip.frame_time
+            );
+        }
+    }
     for note in &clip.notes {
         let _ = writeln!(t, "  note          {note}");
     }

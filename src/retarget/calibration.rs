@@ -73,12 +73,17 @@ pub fn t_pose_ends(performer: &Performer, frames: usize) -> Ends {
     Ends { lead, trail }
 }
 
+/// The frames of `clip`'s T-pose at its start and end, as [`t_pose_ends`] finds them.
+pub fn t_pose_of(clip: &Clip) -> Ends {
+    let body = Body::find(&clip.skeleton);
+    let performer = Performer::measure(clip, &body, Neutral::Typical);
+    t_pose_ends(&performer, clip.frames)
+}
+
 /// `clip` without the T-pose at its ends (`None` where it has none), and the frames
 /// left out.
 pub fn without_t_pose(clip: &Clip) -> (Option<Clip>, Ends) {
-    let body = Body::find(&clip.skeleton);
-    let performer = Performer::measure(clip, &body, Neutral::Typical);
-    let ends = t_pose_ends(&performer, clip.frames);
+    let ends = t_pose_of(clip);
     if ends.is_empty() {
         return (None, ends);
     }

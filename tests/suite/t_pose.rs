@@ -150,6 +150,13 @@ fn the_summary_says_what_was_left_out_and_keep_tpose_plays_it() {
         "{start} {end}"
     );
     assert_eq!(left_out(&["--keep-tpose"]), (0.0, 0.0));
+    // `info` says what build will leave out.
+    let info = common::run(&["info", input.to_str().unwrap(), "--json"]);
+    let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+    assert_eq!(
+        info["t_pose_frames"],
+        serde_json::json!({"start": 30, "end": 0})
+    );
     // In words, in the summary a single build prints.
     let text = common::stdout(&common::build_file(&input, "ERS-7", &[], &out));
     assert!(
