@@ -260,8 +260,8 @@ fn source_info(path: &Path, clip: &Clip) -> (Value, String) {
         if frames > 0 {
             let _ = writeln!(
                 t,
-                "  T-pose        the {at} {} ({:.3} s): the capture's calibration, which build \
-                 leaves out (--keep-tpose plays it)",
+                "  T-pose        the {at} {} ({:.3} s): the capture's calibration, which \
+                 `build --skip-tpose` leaves out",
                 match frames {
                     1 => "frame".to_string(),
                     n => format!("{n} frames"),

@@ -53,6 +53,10 @@ pub struct Args {
     /// far each went, where each ends and heads, how far apart the paths run.
     #[arg(long, value_name = "FILE")]
     pub take: Option<PathBuf>,
+    /// The take's T-pose was left out of the build (`build --skip-tpose`): compare with
+    /// the performance without it.
+    #[arg(long, requires = "take")]
+    pub skip_tpose: bool,
     #[command(flatten)]
     pub source: SourceArgs,
 }
@@ -62,7 +66,12 @@ pub fn run(args: Args) -> Result<Outcome> {
     let profile = super::profile_of(&motion, args.profile.as_deref(), &args.file)?;
     // The take is read before the robot is simulated: a wrong file fails at once.
     let performer = match &args.take {
-        Some(take) => Some(performer_path(take, &args.source, &profile)?),
+        Some(take) => Some(performer_path(
+            take,
+            &args.source,
+            &profile,
+            args.skip_tpose,
+        )?),
         None => None,
     };
     let report = simulated(&motion, &profile, args.torque)?;
@@ -179,6 +188,7 @@ fn performer_path(
     take: &Path,
     source: &SourceArgs,
     profile: &Profile,
+    skip_tpose: bool,
 ) -> Result<(Vec<DVec2>, f64)> {
     let data = fsio::read_input(take)?;
     if !matches!(detect(&data, take)?, FileKind::Source(_)) {
@@ -191,10 +201,12 @@ fn performer_path(
     if clip.frames == 0 {
         bail!("{}: the take holds no frames", take.display());
     }
-    // The performance, as `build` plays it by default: without a T-pose at its ends.
-    let clip = pipeline::performance(&clip, pipeline::TPose::Skip)
-        .0
-        .unwrap_or(clip);
+    // The performance, as `build` played it.
+    let t_pose = match skip_tpose {
+        true => pipeline::TPose::Skip,
+        false => pipeline::TPose::Keep,
+    };
+    let clip = pipeline::performance(&clip, t_pose).0.unwrap_or(clip);
     let tracks = retarget::retarget(&clip, profile, &retarget::Options::default())
         .with_context(|| format!("{}: cannot follow the performer", take.display()))?;
     let gait = Gait::of(profile)

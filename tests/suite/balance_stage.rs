@@ -429,10 +429,9 @@ fn balance_off_writes_the_example_as_the_build_before_the_stage_did() {
 #[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
 fn balance_off_writes_shared_takes_as_the_build_before_the_stage_did() {
     let bvh = common::shared("mocap-samples").join("bvh");
-    // That build played the T-pose CMU's conversion opens on, as `--keep-tpose` does.
     assert_unchanged_without_the_stage(
         &bvh.join("assimp__cmu_01_03.bvh"),
-        &["--keep-tpose"],
+        &[],
         &[("ERS-7", 0x321d_04d6_a675_5986, 199_804)],
     );
     assert_unchanged_without_the_stage(

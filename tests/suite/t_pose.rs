@@ -1,7 +1,7 @@
-//! The T-pose a take starts or ends in, the capture's calibration, is left out of the
-//! build by default (`--keep-tpose` plays it): a take with one builds exactly as its
+//! The T-pose a take starts or ends in, the capture's calibration, is found, and
+//! `build --skip-tpose` leaves it out: a take with one then builds exactly as its
 //! performance alone does; CMU's BVH conversion of take 01_01 opens on one T-pose frame
-//! that its ASF/AMC original does not have; and the summary says what was left out.
+//! that its ASF/AMC original does not have; `info` and the summary say what was found.
 
 use crate::common;
 
@@ -72,8 +72,9 @@ fn a_take_opening_and_closing_in_a_t_pose_builds_as_its_performance_alone() {
             alone_bytes,
             "droop {droop}"
         );
-        // Kept, it is played: the motion is longer by at least the 45 frames.
-        let kept = built(&frames, TPose::Keep);
+        // Kept (the default), it is played: the motion is longer by at least the 45
+        // frames.
+        let kept = built(&frames, TPose::default());
         assert_eq!(kept.t_pose, Ends::default());
         let longer_ms = kept.motion.duration_ms() - alone.motion.duration_ms();
         assert!(
@@ -131,25 +132,25 @@ fn the_cmu_bvh_conversion_less_its_t_pose_frame_is_the_amc_original() {
 }
 
 #[test]
-fn the_summary_says_what_was_left_out_and_keep_tpose_plays_it() {
+fn info_and_the_summary_say_what_was_found_and_skip_tpose_leaves_it_out() {
     let dir = tempfile::tempdir().unwrap();
     let mut frames = vec![t_pose(0.0); 30];
     frames.extend(performance());
     let input = dir.path().join("calibrated.bvh");
     std::fs::write(&input, common::performer_bvh(&frames, RATE)).unwrap();
     let out = dir.path().join("out.mtn");
-    let left_out = |extra: &[&str]| {
+    let found = |extra: &[&str]| {
         let printed = common::build_file(&input, "ERS-7", &[&["--json"], extra].concat(), &out);
         let summary: serde_json::Value = serde_json::from_slice(&printed.stdout).unwrap();
-        let t = &summary["t_pose_left_out_s"];
-        (t["start"].as_f64().unwrap(), t["end"].as_f64().unwrap())
+        let t = &summary["t_pose_s"];
+        let (start, end) = (t["start"].as_f64().unwrap(), t["end"].as_f64().unwrap());
+        assert!((start - 30.0 * RATE).abs() < 1e-9 && end == 0.0, "{t}");
+        (t["left_out"].as_bool().unwrap(), summary["duration_s"].as_f64().unwrap())
     };
-    let (start, end) = left_out(&[]);
-    assert!(
-        (start - 30.0 * RATE).abs() < 1e-9 && end == 0.0,
-        "{start} {end}"
-    );
-    assert_eq!(left_out(&["--keep-tpose"]), (0.0, 0.0));
+    let (played, played_s) = found(&[]);
+    let (skipped, skipped_s) = found(&["--skip-tpose"]);
+    assert!(!played && skipped);
+    assert!(played_s - skipped_s >= 30.0 * RATE - 0.016, "{played_s} {skipped_s}");
     // `info` says what build will leave out.
     let info = common::run(&["info", input.to_str().unwrap(), "--json"]);
     let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
@@ -158,9 +159,15 @@ fn the_summary_says_what_was_left_out_and_keep_tpose_plays_it() {
         serde_json::json!({"start": 30, "end": 0})
     );
     // In words, in the summary a single build prints.
-    let text = common::stdout(&common::build_file(&input, "ERS-7", &[], &out));
-    assert!(
-        text.contains("left out: the T-pose the take starts in (1.000 s)"),
-        "{text}"
-    );
+    for (extra, done) in [
+        (&[][..], "played (--skip-tpose leaves it out)"),
+        (&["--skip-tpose"][..], "left out"),
+    ] {
+        let text = common::stdout(&common::build_file(&input, "ERS-7", extra, &out));
+        let said = format!(
+            "the take starts in a T-pose (1.000 s), the capture's calibration rather than \
+             the performance: {done}\n"
+        );
+        assert!(text.contains(&said), "{text}");
+    }
 }
