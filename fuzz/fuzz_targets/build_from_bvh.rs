@@ -1,14 +1,15 @@
 //! Any BVH the reader accepts builds a motion for every model without panicking, the
 //! motion encodes and passes its own model's check, and its likeness figure is a set of
 //! angles (0° to 180°, shares 0 to 1); the balance stage runs on it (the default) and
-//! reports finite figures, with the take's timing kept or waiting for its walks.
+//! reports finite figures, with the take's timing kept or waiting for its walks, and a
+//! T-pose at the take's ends played or left out (never the whole take).
 #![no_main]
 
 use aibo_motion::check::{check, Violation};
 use aibo_motion::keyframes;
 use aibo_motion::likeness::Figure;
 use aibo_motion::mtn;
-use aibo_motion::pipeline::{build, Balance, BuildOptions, Locomotion, Timing};
+use aibo_motion::pipeline::{build, Balance, BuildOptions, Locomotion, TPose, Timing};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::retarget::{self, Neutral};
 use aibo_motion::source::bvh;
@@ -43,10 +44,16 @@ fuzz_target!(|data: &[u8]| {
             1 => Timing::Wait,
             _ => Timing::Keep,
         },
+        // A T-pose at the ends played, or (a third of the inputs) left out.
+        t_pose: match data.len() % 3 {
+            0 => TPose::Skip,
+            _ => TPose::Keep,
+        },
     };
     for model in ["ERS-210", "ERS-7"] {
         let profile = Profile::builtin(model).unwrap();
         if let Ok(built) = build(&clip, &profile, &options) {
+            assert!(built.t_pose.lead + built.t_pose.trail < clip.frames, "{:?}", built.t_pose);
             if let Some(l) = built.likeness(&profile) {
                 let sane = |f: &Figure| {
                     (0.0..=180.0).contains(&f.median_deg)
