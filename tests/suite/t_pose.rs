@@ -145,12 +145,18 @@ fn info_and_the_summary_say_what_was_found_and_skip_tpose_leaves_it_out() {
         let t = &summary["t_pose_s"];
         let (start, end) = (t["start"].as_f64().unwrap(), t["end"].as_f64().unwrap());
         assert!((start - 30.0 * RATE).abs() < 1e-9 && end == 0.0, "{t}");
-        (t["left_out"].as_bool().unwrap(), summary["duration_s"].as_f64().unwrap())
+        (
+            t["left_out"].as_bool().unwrap(),
+            summary["duration_s"].as_f64().unwrap(),
+        )
     };
     let (played, played_s) = found(&[]);
     let (skipped, skipped_s) = found(&["--skip-tpose"]);
     assert!(!played && skipped);
-    assert!(played_s - skipped_s >= 30.0 * RATE - 0.016, "{played_s} {skipped_s}");
+    assert!(
+        played_s - skipped_s >= 30.0 * RATE - 0.016,
+        "{played_s} {skipped_s}"
+    );
     // `info` says what build will leave out.
     let info = common::run(&["info", input.to_str().unwrap(), "--json"]);
     let info: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
