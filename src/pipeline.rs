@@ -411,12 +411,19 @@ pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
             walking::Steering::Felt => {
                 let mut before = stage.begin();
                 let mut motion = |walks: &[plan::Walk], i: usize| {
-                    let (plan, padded) = walked_plan(&standing, grid, walks.to_vec());
+                    let walks = reaching(walks, i, grid.step_s());
+                    let (plan, padded) = walked_plan(&standing, grid, walks);
                     let margins = vec![margin; padded.rows.len()];
                     let mut progress = before.clone();
-                    stage.advance(&padded, &plan, &margins, &mut progress, walks[i].start);
+                    stage.advance(&padded, &plan, &margins, &mut progress, plan.walks[i].start);
                     before = progress.clone();
-                    stage.advance(&padded, &plan, &margins, &mut progress, walks[i].rows().end);
+                    stage.advance(
+                        &padded,
+                        &plan,
+                        &margins,
+                        &mut progress,
+                        plan.walks[i].rows().end,
+                    );
                     let mut rows = keyframes::Grid {
                         rows: progress.rows().to_vec(),
                         frame_ms: padded.frame_ms,
@@ -469,6 +476,34 @@ pub struct Planned {
     #[cfg(feature = "physics")]
     pub felt_path: Vec<crate::stability::physics::PathPoint>,
 }
+
+/// `walks` with walk `i` running on in the stand as far as it may go once felt (to its
+/// `until`, or 30 s on), for the stage to make the rows its felt steps play over: the
+/// walk felt often goes on longer than planned, and the stage makes the rows past a
+/// walk's end as gestures. There the floor played the head a settled walk does not:
+/// cmu_01_03's ERS-7 walk's head held still, 73° from where the written motion turned it,
+/// and the proof ended 26° from the heading the floor felt.
+#[cfg(feature = "physics")]
+fn reaching(walks: &[plan::Walk], i: usize, row_s: f64) -> Vec<plan::Walk> {
+    let mut walks = walks.to_vec();
+    let walk = &mut walks[i];
+    let reach = walk.until.map_or(
+        walk.gait.legs.len() + (FELT_REACH_S / row_s) as usize,
+        |u| u.saturating_sub(walk.start),
+    );
+    if let Some(&home) = walk.gait.legs.last() {
+        if reach > walk.gait.legs.len() {
+            walk.gait.legs.resize(reach, home);
+        }
+    }
+    walks
+}
+
+/// How far past its planned rows a walk may run once felt, s: its catch-up on the
+/// performer's path and turn ([`crate::stability::gait::CATCH_UP_S`] and the turn's),
+/// with room to spare.
+#[cfg(feature = "physics")]
+const FELT_REACH_S: f64 = 30.0;
 
 /// The plan `standing` (the contact plan without walks) with `walks`: every paw held down
 /// around them, and `grid` padded for the last to finish.
