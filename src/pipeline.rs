@@ -86,9 +86,9 @@ pub enum TPose {
     #[default]
     Keep,
     /// Left out: the motion plays the performance alone (`--skip-tpose`). Not yet the
-    /// default: leaving CMU's one T-pose frame out of `assimp__cmu_01_03.bvh` turns its
-    /// ERS-7 walk's proof 28° away from the performer's heading (the floor the walks
-    /// are felt on plays a head the written motion does not; see the stop note).
+    /// default: before the walks felt in context ran on as walks (`reaching`), leaving CMU's one T-pose frame out of
+    /// `assimp__cmu_01_03.bvh` turned its ERS-7 walk's proof 28° from the performer's
+    /// heading, and the tables have not been run with it since.
     Skip,
 }
 
