@@ -125,6 +125,8 @@ pub struct Built {
     /// none with [`TPose::Keep`]): `tracks` and every time of the build count from the
     /// first frame after it.
     pub t_pose: calibration::Ends,
+    /// The frames of the T-pose the take starts and ends in, played or left out.
+    pub t_pose_found: calibration::Ends,
 }
 
 /// What the balance stage did, and the proof of the motion it made.
@@ -294,11 +296,11 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
     if let Some(e) = crate::source::time_bounds_error(clip.frame_time, clip.frames) {
         return Err(BuildError::Time(e));
     }
-    let (performance, t_pose) = performance(clip, options.t_pose);
-    let clip = performance.as_ref().unwrap_or(clip);
-    let mut retargeting = options.retarget.clone();
-    retargeting.neutral = calibration::shifted(retargeting.neutral, t_pose);
-    let tracks = retarget(clip, profile, &retargeting)?;
+    let Performed {
+        tracks,
+        t_pose_found,
+        t_pose,
+    } = performed(clip, profile, &options.retarget, options.t_pose)?;
     let travel = locomotion::spans(&tracks.performer, tracks.frame_time);
     let grid = keyframes::grid(&tracks, profile, &options.keyframes)?;
     let unbalanced = finish(&grid, profile, &options.keyframes)?;
@@ -311,6 +313,7 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
             balance: None,
             locomotion: travel,
             t_pose,
+            t_pose_found,
         });
     };
     let margin = margin_mm.unwrap_or_else(|| default_margin(profile));
@@ -339,16 +342,47 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
         balance: Some(kept),
         locomotion: travel,
         t_pose,
+        t_pose_found,
     })
 }
 
-/// The performance in `clip`: without the T-pose at its ends where `t_pose` skips it
-/// (`None`: the clip as it is), and the frames left out.
-pub fn performance(clip: &Clip, t_pose: TPose) -> (Option<Clip>, calibration::Ends) {
-    match t_pose {
-        TPose::Skip => calibration::without_t_pose(clip),
-        TPose::Keep => (None, calibration::Ends::default()),
+/// A clip retargeted, with what became of a T-pose at its ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Performed {
+    pub tracks: Tracks,
+    /// The frames of the T-pose the take starts and ends in.
+    pub t_pose_found: calibration::Ends,
+    /// Those of them left out ([`TPose::Skip`]; none with [`TPose::Keep`]): the tracks
+    /// count from the first frame after them.
+    pub t_pose: calibration::Ends,
+}
+
+/// `clip` retargeted onto `profile`, a T-pose at its ends played or left out as `t_pose`
+/// says. The T-pose is looked for on the performer the retargeting measures; only a take
+/// that has one to leave out is measured again, without it.
+pub fn performed(
+    clip: &Clip,
+    profile: &Profile,
+    options: &retarget::Options,
+    t_pose: TPose,
+) -> Result<Performed, RetargetError> {
+    let tracks = retarget(clip, profile, options)?;
+    let found = calibration::t_pose_ends(&tracks.performer, tracks.frames);
+    if t_pose == TPose::Keep || found.is_empty() {
+        return Ok(Performed {
+            tracks,
+            t_pose_found: found,
+            t_pose: calibration::Ends::default(),
+        });
     }
+    let performance = clip.frames_in(found.lead..clip.frames - found.trail);
+    let mut options = options.clone();
+    options.neutral = calibration::shifted(options.neutral, found);
+    Ok(Performed {
+        tracks: retarget(&performance, profile, &options)?,
+        t_pose_found: found,
+        t_pose: found,
+    })
 }
 
 /// The margin the stage keeps on `profile` by default, mm: wider where its masses are

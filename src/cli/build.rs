@@ -692,11 +692,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         (built.source_start_ms - lead_ms) as f64 / 1000.0,
         (built.ramp_out_ms - tail_ms) as f64 / 1000.0,
     );
-    // Left out, the build says which frames; played, they are looked for here.
-    let t_pose = match args.skip_tpose {
-        true => built.t_pose,
-        false => retarget::calibration::t_pose_of(&clip),
-    };
+    let t_pose = built.t_pose_found;
     let frame_s = clip.frame_time;
     let t_pose_s = (t_pose.lead as f64 * frame_s, t_pose.trail as f64 * frame_s);
     if let Some(n) = args.neutral_frame.filter(|&n| n < built.t_pose.lead) {

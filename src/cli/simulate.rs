@@ -206,9 +206,9 @@ fn performer_path(
         true => pipeline::TPose::Skip,
         false => pipeline::TPose::Keep,
     };
-    let clip = pipeline::performance(&clip, t_pose).0.unwrap_or(clip);
-    let tracks = retarget::retarget(&clip, profile, &retarget::Options::default())
-        .with_context(|| format!("{}: cannot follow the performer", take.display()))?;
+    let tracks = pipeline::performed(&clip, profile, &retarget::Options::default(), t_pose)
+        .with_context(|| format!("{}: cannot follow the performer", take.display()))?
+        .tracks;
     let gait = Gait::of(profile)
         .ok_or_else(|| anyhow!("the {} profile has no legs to walk on", profile.model))?;
     let velocities = locomotion::velocities(&tracks.performer, tracks.frame_time);

@@ -80,17 +80,6 @@ pub fn t_pose_of(clip: &Clip) -> Ends {
     t_pose_ends(&performer, clip.frames)
 }
 
-/// `clip` without the T-pose at its ends (`None` where it has none), and the frames
-/// left out.
-pub fn without_t_pose(clip: &Clip) -> (Option<Clip>, Ends) {
-    let ends = t_pose_of(clip);
-    if ends.is_empty() {
-        return (None, ends);
-    }
-    let trimmed = clip.frames_in(ends.lead..clip.frames - ends.trail);
-    (Some(trimmed), ends)
-}
-
 /// `neutral` (a frame of the whole take) in the take less `ends.lead` frames: a frame in
 /// the T-pose left out becomes the performance's first.
 pub fn shifted(neutral: Neutral, ends: Ends) -> Neutral {

@@ -39,13 +39,17 @@ fn performance() -> Vec<Frame> {
         .collect()
 }
 
+fn ers7() -> Profile {
+    Profile::builtin("ERS-7").unwrap()
+}
+
 fn built(frames: &[Frame], t_pose: TPose) -> pipeline::Built {
     let clip = bvh::read(common::performer_bvh(frames, RATE).as_bytes()).unwrap();
     let options = BuildOptions {
         t_pose,
         ..BuildOptions::default()
     };
-    build(&clip, &Profile::builtin("ERS-7").unwrap(), &options).unwrap()
+    build(&clip, &ers7(), &options).unwrap()
 }
 
 #[test]
@@ -92,8 +96,12 @@ fn arms_raised_above_level_or_a_whole_take_in_the_pose_are_not_left_out() {
     assert_eq!(built(&frames, TPose::Skip).t_pose, Ends::default());
     // A take that is nothing but the T-pose is played as it is.
     let only = bvh::read(common::performer_bvh(&vec![t_pose(0.0); 60], RATE).as_bytes()).unwrap();
-    let (clip, ends) = pipeline::performance(&only, TPose::Skip);
-    assert!(clip.is_none() && ends == Ends::default(), "{ends:?}");
+    let performed = pipeline::performed(&only, &ers7(), &Default::default(), TPose::Skip).unwrap();
+    let ends = performed.t_pose;
+    assert!(
+        performed.tracks.frames == only.frames && ends == Ends::default(),
+        "{ends:?}"
+    );
 }
 
 /// CMU's BVH conversion of take 01_01 opens on a T-pose frame, and its frame k+1 is the
@@ -110,17 +118,18 @@ fn the_cmu_bvh_conversion_less_its_t_pose_frame_is_the_amc_original() {
     };
     let bvh = read(samples.join("bvh/assimp__cmu_01_01.bvh"));
     let amc = read(samples.join("asf-amc/cmu_01_01.amc"));
-    let (performance, ends) = pipeline::performance(&bvh, TPose::Skip);
+    let performed = |clip: &source::Clip| {
+        pipeline::performed(clip, &ers7(), &Default::default(), TPose::Skip).unwrap()
+    };
+    let (performance, original) = (performed(&bvh), performed(&amc));
+    let ends = performance.t_pose;
     assert_eq!(ends, Ends { lead: 1, trail: 0 });
-    let performance = performance.unwrap();
-    assert_eq!(performance.frames, amc.frames);
-    assert_eq!(pipeline::performance(&amc, TPose::Skip).1, Ends::default());
-    let profile = Profile::builtin("ERS-7").unwrap();
-    let travel = |clip: &source::Clip| {
-        let tracks = aibo_motion::retarget::retarget(clip, &profile, &Default::default()).unwrap();
+    assert_eq!(performance.tracks.frames, amc.frames);
+    assert_eq!(original.t_pose, Ends::default());
+    let travel = |tracks: &aibo_motion::retarget::Tracks| {
         locomotion::spans(&tracks.performer, tracks.frame_time)
     };
-    let (from_bvh, from_amc) = (travel(&performance), travel(&amc));
+    let (from_bvh, from_amc) = (travel(&performance.tracks), travel(&original.tracks));
     assert_eq!(from_bvh.len(), from_amc.len(), "{from_bvh:?}\n{from_amc:?}");
     for (b, a) in from_bvh.iter().zip(&from_amc) {
         assert!(
