@@ -82,14 +82,13 @@ pub enum Timing {
 /// capture's calibration ([`calibration`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum TPose {
-    /// Played, as any other frames.
-    #[default]
+    /// Played, as any other frames (`--keep-tpose`).
     Keep,
-    /// Left out: the motion plays the performance alone (`--skip-tpose`). Not yet the
-    /// default: before the walks felt in context ran on as walks (`reaching`), leaving
-    /// CMU's one T-pose frame out of `assimp__cmu_01_03.bvh` turned its ERS-7 walk's
-    /// proof 28° from the performer's heading; since, the balance and walk tables pass
-    /// with it.
+    /// Left out: the motion plays the performance alone. The robot would otherwise
+    /// spread its front legs sideways for the calibration and swing them back as the
+    /// performance begins, and a T-pose first frame would set the performer's reference
+    /// heading.
+    #[default]
     Skip,
 }
 

@@ -145,22 +145,22 @@ pub struct Args {
     /// (default 14 on the ERS-7; 22 on the ERS-210/220, whose masses are estimates).
     #[arg(long, value_name = "MM", value_parser = super::parse_margin, allow_negative_numbers = true)]
     pub balance_margin: Option<f64>,
-    /// A source frame (from 0, counting every frame of the file, a T-pose that
-    /// --skip-tpose leaves out included) on which the performer looks straight ahead. The head's
+    /// A source frame (from 0, counting every frame of the file, a T-pose the build
+    /// leaves out included) on which the performer looks straight ahead. The head's
     /// turns, nods and tilts are measured relative to the body, against this frame's
     /// relation of head to body; the default is the take's typical relation (its mean
     /// over every frame), which assumes the performer mostly looks ahead. A headset
     /// (MRTK) knows where it looks and ignores this.
     #[arg(long, value_name = "N")]
     pub neutral_frame: Option<usize>,
-    /// Leave out the T-pose a take starts or ends in: a performer standing with both
-    /// arms straight out to the sides on the first frames (or the last) is the capture
-    /// system's calibration pose, not the performance (CMU's BVH conversions open on one
-    /// such frame, some takes on a second or more), and the robot would spread its front
-    /// legs sideways for it. The motion then starts that much earlier than the take. The
-    /// summary says what it found, left out or played.
+    /// Play the T-pose a take starts or ends in. By default it is left out: a performer
+    /// standing with both arms straight out to the sides on the first frames (or the
+    /// last) is the capture system's calibration pose, not the performance (CMU's BVH
+    /// conversions open on one such frame, some takes on a second or more), and the
+    /// robot would spread its front legs sideways for it; the motion then starts that
+    /// much earlier than the take. The summary says what it found, left out or played.
     #[arg(long)]
-    pub skip_tpose: bool,
+    pub keep_tpose: bool,
     /// A JSON summary on stdout (keyframes, duration, mapping used, warnings).
     #[arg(long)]
     pub json: bool,
@@ -296,8 +296,8 @@ struct Summary {
     /// The ramps from the start posture and to the end posture, s (zero for a motion
     /// rebuilt from JSON).
     ramps_s: (f64, f64),
-    /// The T-pose the take starts and ends in, s, and whether it was left out
-    /// (`--skip-tpose`) or played.
+    /// The T-pose the take starts and ends in, s, and whether it was left out (the
+    /// default) or played (`--keep-tpose`).
     t_pose_s: (f64, f64),
     t_pose_skipped: bool,
     drivers: Vec<aibo_motion::retarget::Driver>,
@@ -409,8 +409,8 @@ impl Summary {
         for (s, at) in [(self.t_pose_s.0, "starts"), (self.t_pose_s.1, "ends")] {
             if detailed && s > 0.0 {
                 let done = match self.t_pose_skipped {
-                    true => "left out",
-                    false => "played (--skip-tpose leaves it out)",
+                    true => "left out (--keep-tpose plays it)",
+                    false => "played",
                 };
                 let _ = writeln!(
                     t,
@@ -667,9 +667,9 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             OnOff::Off => pipeline::Locomotion::InPlace,
         },
         timing: args.timing.into(),
-        t_pose: match args.skip_tpose {
-            true => pipeline::TPose::Skip,
-            false => pipeline::TPose::Keep,
+        t_pose: match args.keep_tpose {
+            true => pipeline::TPose::Keep,
+            false => pipeline::TPose::Skip,
         },
     };
     if args.timing == Timing::Wait && (args.balance == OnOff::Off || args.gait == OnOff::Off) {
@@ -698,7 +698,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
     if let Some(n) = args.neutral_frame.filter(|&n| n < built.t_pose.lead) {
         tracing::warn!(
             "{}: --neutral-frame {n} is in the T-pose left out at the start (frames 0 to {}): \
-             the head's neutral is the performance's first frame",
+             the head's neutral is the performance's first frame (--keep-tpose plays the T-pose)",
             input.display(),
             built.t_pose.lead - 1
         );
@@ -755,7 +755,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         duration_s: motion.duration_ms() as f64 / 1000.0,
         ramps_s,
         t_pose_s,
-        t_pose_skipped: args.skip_tpose,
+        t_pose_skipped: !args.keep_tpose,
         drivers: tracks.drivers,
         held,
         warnings,

@@ -261,7 +261,7 @@ fn source_info(path: &Path, clip: &Clip) -> (Value, String) {
             let _ = writeln!(
                 t,
                 "  T-pose        the {at} {} ({:.3} s): the capture's calibration, which \
-                 `build --skip-tpose` leaves out",
+                 `build` leaves out (`--keep-tpose` plays it)",
                 match frames {
                     1 => "frame".to_string(),
                     n => format!("{n} frames"),

@@ -53,10 +53,10 @@ pub struct Args {
     /// far each went, where each ends and heads, how far apart the paths run.
     #[arg(long, value_name = "FILE")]
     pub take: Option<PathBuf>,
-    /// The take's T-pose was left out of the build (`build --skip-tpose`): compare with
-    /// the performance without it.
+    /// The take's T-pose was played in the build (`build --keep-tpose`): compare with the
+    /// take as a whole, not the performance without it.
     #[arg(long, requires = "take")]
-    pub skip_tpose: bool,
+    pub keep_tpose: bool,
     #[command(flatten)]
     pub source: SourceArgs,
 }
@@ -70,7 +70,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             take,
             &args.source,
             &profile,
-            args.skip_tpose,
+            args.keep_tpose,
         )?),
         None => None,
     };
@@ -188,7 +188,7 @@ fn performer_path(
     take: &Path,
     source: &SourceArgs,
     profile: &Profile,
-    skip_tpose: bool,
+    keep_tpose: bool,
 ) -> Result<(Vec<DVec2>, f64)> {
     let data = fsio::read_input(take)?;
     if !matches!(detect(&data, take)?, FileKind::Source(_)) {
@@ -202,9 +202,9 @@ fn performer_path(
         bail!("{}: the take holds no frames", take.display());
     }
     // The performance, as `build` played it.
-    let t_pose = match skip_tpose {
-        true => pipeline::TPose::Skip,
-        false => pipeline::TPose::Keep,
+    let t_pose = match keep_tpose {
+        true => pipeline::TPose::Keep,
+        false => pipeline::TPose::Skip,
     };
     let tracks = pipeline::performed(&clip, profile, &retarget::Options::default(), t_pose)
         .with_context(|| format!("{}: cannot follow the performer", take.display()))?

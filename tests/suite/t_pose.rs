@@ -1,5 +1,5 @@
 //! The T-pose a take starts or ends in, the capture's calibration, is found, and
-//! `build --skip-tpose` leaves it out: a take with one then builds exactly as its
+//! `build` leaves it out unless `--keep-tpose`: a take with one then builds exactly as its
 //! performance alone does; CMU's BVH conversion of take 01_01 opens on one T-pose frame
 //! that its ASF/AMC original does not have; `info` and the summary say what was found.
 
@@ -54,7 +54,7 @@ fn built(frames: &[Frame], t_pose: TPose) -> pipeline::Built {
 
 #[test]
 fn a_take_opening_and_closing_in_a_t_pose_builds_as_its_performance_alone() {
-    let alone = built(&performance(), TPose::Skip);
+    let alone = built(&performance(), TPose::default());
     assert_eq!(alone.t_pose, Ends::default());
     let alone_bytes = mtn::encode(&alone.motion).unwrap();
     // Held still, and held loosely (the right forearm drooping 25°).
@@ -62,7 +62,8 @@ fn a_take_opening_and_closing_in_a_t_pose_builds_as_its_performance_alone() {
         let mut frames = vec![t_pose(droop); 30];
         frames.extend(performance());
         frames.extend(vec![t_pose(droop); 15]);
-        let skipped = built(&frames, TPose::Skip);
+        // Left out (the default).
+        let skipped = built(&frames, TPose::default());
         assert_eq!(
             skipped.t_pose,
             Ends {
@@ -76,9 +77,9 @@ fn a_take_opening_and_closing_in_a_t_pose_builds_as_its_performance_alone() {
             alone_bytes,
             "droop {droop}"
         );
-        // Kept (the default), it is played: the motion is longer by at least the 45
+        // Kept (`--keep-tpose`), it is played: the motion is longer by at least the 45
         // frames.
-        let kept = built(&frames, TPose::default());
+        let kept = built(&frames, TPose::Keep);
         assert_eq!(kept.t_pose, Ends::default());
         let longer_ms = kept.motion.duration_ms() - alone.motion.duration_ms();
         assert!(
@@ -141,7 +142,7 @@ fn the_cmu_bvh_conversion_less_its_t_pose_frame_is_the_amc_original() {
 }
 
 #[test]
-fn info_and_the_summary_say_what_was_found_and_skip_tpose_leaves_it_out() {
+fn info_and_the_summary_say_what_was_found_and_keep_tpose_plays_it() {
     let dir = tempfile::tempdir().unwrap();
     let mut frames = vec![t_pose(0.0); 30];
     frames.extend(performance());
@@ -159,8 +160,8 @@ fn info_and_the_summary_say_what_was_found_and_skip_tpose_leaves_it_out() {
             summary["duration_s"].as_f64().unwrap(),
         )
     };
-    let (played, played_s) = found(&[]);
-    let (skipped, skipped_s) = found(&["--skip-tpose"]);
+    let (played, played_s) = found(&["--keep-tpose"]);
+    let (skipped, skipped_s) = found(&[]);
     assert!(!played && skipped);
     assert!(
         played_s - skipped_s >= 30.0 * RATE - 0.016,
@@ -175,8 +176,8 @@ fn info_and_the_summary_say_what_was_found_and_skip_tpose_leaves_it_out() {
     );
     // In words, in the summary a single build prints.
     for (extra, done) in [
-        (&[][..], "played (--skip-tpose leaves it out)"),
-        (&["--skip-tpose"][..], "left out"),
+        (&["--keep-tpose"][..], "played"),
+        (&[][..], "left out (--keep-tpose plays it)"),
     ] {
         let text = common::stdout(&common::build_file(&input, "ERS-7", extra, &out));
         let said = format!(
