@@ -4,10 +4,10 @@
 //! The robot is the profile's skeleton: the body, the head chain and each leg's three
 //! segments are rigid bodies, with the `[mass]` model's masses at their centres of mass,
 //! joined by revolute joints on the skeleton's axes. Each joint is a position-controlled
-//! servo: it follows the motion's dense playback (8 ms frames, four 2 ms physics steps
-//! each) no faster than the profile's speed for it, with a torque limit of
-//! [`SERVO_TORQUE_NM`]. The ears, mouth and tail ride on their parents. The floor is flat,
-//! with rubber-on-wood friction under the paws.
+//! servo: it follows the motion's dense playback (8 ms frames, one world step of 16
+//! solver substeps each) no faster than the profile's speed for it, with a torque limit
+//! of [`SERVO_TORQUE_NM`]. The ears, mouth and tail ride on their parents. The floor is
+//! flat, with rubber-on-wood friction under the paws.
 //!
 //! A **fall** is judged against the attitude the motion means, as the static test
 //! (`statics`) defines it for every frame: where the robot stands on what it is meant to
