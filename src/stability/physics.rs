@@ -47,6 +47,30 @@ pub const FALL_TILT_DEG: f64 = 45.0;
 /// 8° instead of 4°, and at 8 it falls.
 const SOLVER_SUBSTEPS: usize = 16;
 
+/// How finely the solver resolves each 8 ms frame.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Solver {
+    /// [`SOLVER_SUBSTEPS`] substeps of one iteration: what `build` steers its walks by
+    /// and proves its motions on, and what the judges use.
+    #[default]
+    Standard,
+    /// 64 substeps of two iterations, about four times slower (`simulate --fine`): a
+    /// second opinion on a walk's path, which `build` steered on the standard solver's
+    /// floor. The two agree on every verdict and on a crawl's path; a trot's turn over
+    /// tens of seconds they do not pin down (nor do finer solvers still: see the README).
+    Fine,
+}
+
+impl Solver {
+    /// Substeps per frame, and iterations per substep.
+    fn steps(self) -> (usize, usize) {
+        match self {
+            Solver::Standard => (SOLVER_SUBSTEPS, 1),
+            Solver::Fine => (64, 2),
+        }
+    }
+}
+
 /// The servo's position loop: N·m per radian of error, and N·m·s per rad/s. Stiff enough
 /// to hold the robot's weight within about a degree, damped to settle without ringing.
 const STIFFNESS: f32 = 30.0;
@@ -337,6 +361,17 @@ impl Robot {
         attitude: DQuat,
         torque_nm: f64,
     ) -> Result<Robot, BalanceError> {
+        Robot::solved(profile, angles, attitude, torque_nm, Solver::Standard)
+    }
+
+    /// [`Robot::new`], its world stepped by `solver`.
+    pub fn solved(
+        profile: &Profile,
+        angles: &[f64],
+        attitude: DQuat,
+        torque_nm: f64,
+        solver: Solver,
+    ) -> Result<Robot, BalanceError> {
         let judge = Body::of(profile)?;
         let model = profile
             .mass
@@ -361,7 +396,9 @@ impl Robot {
         let mut world = PhysicsWorld::new();
         world.gravity = Vector::new(0.0, 0.0, -9.81);
         world.integration_parameters.dt = DENSE_FRAME_MS as f32 / 1000.0;
-        world.integration_parameters.num_solver_iterations = SOLVER_SUBSTEPS;
+        let (substeps, iterations) = solver.steps();
+        world.integration_parameters.num_solver_iterations = substeps;
+        world.integration_parameters.num_internal_pgs_iterations = iterations;
         // Rapier's position stabilisation pass makes a robot that stands still creep: the
         // stand held for 2.4 s walked 20 mm forward on all four paws with it, and stays
         // within 3 mm without it. Checked against a converged solution (8 substeps, 8
@@ -803,16 +840,18 @@ fn start(
     columns: &Columns,
     first: Option<&statics::Stance>,
     torque_nm: f64,
+    solver: Solver,
 ) -> Result<Option<Robot>, BalanceError> {
     let Some(frame) = mtn::dense_frame_at(motion, 0) else {
         return Ok(None);
     };
     let turn = first.map_or(DQuat::IDENTITY, |s| s.meant);
-    let mut robot = Robot::new(
+    let mut robot = Robot::solved(
         profile,
         &columns.angles(profile, &frame),
         turn * attitude_of(&frame),
         torque_nm,
+        solver,
     )?;
     robot.hold(SETTLE_S);
     Ok(Some(robot))
@@ -844,9 +883,20 @@ pub fn simulate_showing(
     torque_nm: f64,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Report, BalanceError> {
+    simulate_solved(motion, profile, torque_nm, Solver::Standard, progress)
+}
+
+/// [`simulate_showing`], the world stepped by `solver`.
+pub fn simulate_solved(
+    motion: &Motion,
+    profile: &Profile,
+    torque_nm: f64,
+    solver: Solver,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Report, BalanceError> {
     progress(Progress::Stances);
     let stances = statics::stances(motion, profile)?;
-    run(motion, profile, torque_nm, &stances, progress)
+    run(motion, profile, torque_nm, &stances, solver, progress)
 }
 
 /// Both judges on `motion`: the static test (requiring `required_mm` of margin) and the
@@ -863,7 +913,15 @@ pub fn judged(
     progress(Progress::Stances);
     let stances = statics::stances(motion, profile)?;
     let report = statics::report(&stances, profile, required_mm);
-    Ok((report, run(motion, profile, torque_nm, &stances, progress)?))
+    let simulated = run(
+        motion,
+        profile,
+        torque_nm,
+        &stances,
+        Solver::Standard,
+        progress,
+    )?;
+    Ok((report, simulated))
 }
 
 /// [`simulate`], with the static test's stances of every dense frame already found (as
@@ -874,7 +932,14 @@ pub fn simulate_judged(
     torque_nm: f64,
     stances: &[statics::Stance],
 ) -> Result<Report, BalanceError> {
-    run(motion, profile, torque_nm, stances, &mut |_| {})
+    run(
+        motion,
+        profile,
+        torque_nm,
+        stances,
+        Solver::Standard,
+        &mut |_| {},
+    )
 }
 
 fn run(
@@ -882,6 +947,7 @@ fn run(
     profile: &Profile,
     torque_nm: f64,
     stances: &[statics::Stance],
+    solver: Solver,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Report, BalanceError> {
     let frames = mtn::dense_frame_count(motion);
@@ -893,7 +959,15 @@ fn run(
     }
     let uncertain_masses = profile.mass.as_ref().is_some_and(|m| m.uncertain);
     let columns = Columns::of(motion, profile);
-    let Some(mut robot) = start(motion, profile, &columns, stances.first(), torque_nm)? else {
+    let Some(mut robot) = start(
+        motion,
+        profile,
+        &columns,
+        stances.first(),
+        torque_nm,
+        solver,
+    )?
+    else {
         return Ok(Report {
             duration_ms: 0,
             torque_limit_nm: torque_nm,
@@ -1054,7 +1128,16 @@ pub fn bones_at(
     super::testable_frames(motion)?;
     let columns = Columns::of(motion, profile);
     let first = statics::stances_at(motion, profile, [0])?;
-    let Some(mut robot) = start(motion, profile, &columns, first.first(), torque_nm)? else {
+    let standard = Solver::Standard;
+    let Some(mut robot) = start(
+        motion,
+        profile,
+        &columns,
+        first.first(),
+        torque_nm,
+        standard,
+    )?
+    else {
         return Ok(Vec::new());
     };
     let mut out = Vec::with_capacity(indices.len());
