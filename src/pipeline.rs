@@ -59,9 +59,14 @@ impl Default for Balance {
 /// Whether the robot walks where the performer travels (with the balance stage).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Locomotion {
-    /// A statically stable crawl where the performer travels (`stability::walking`).
+    /// A statically stable crawl where the performer travels (`stability::walking`),
+    /// or a trot where they outpace it and the trot follows them better.
     #[default]
     Walk,
+    /// The crawl only, never a trot (`--gait crawl`): three paws carry it at every
+    /// instant, so where it goes hangs less on how its paws slip. On a finer solver a
+    /// crawl's path holds where a trot's turn does not (`simulate --fine`).
+    Crawl,
     /// The legs follow the performer's, and the robot treads in place (`--gait off`).
     InPlace,
 }
@@ -118,7 +123,7 @@ pub struct Built {
     /// What keeping the balance did; `None` with `--balance off`.
     pub balance: Option<Kept>,
     /// Where the performer travels (walks only with the balance stage and
-    /// [`Locomotion::Walk`]).
+    /// [`Locomotion::Walk`] or [`Locomotion::Crawl`]).
     pub locomotion: Vec<Span>,
     /// The frames of the take's T-pose left out at its start and end ([`TPose::Skip`];
     /// none with [`TPose::Keep`]): `tracks` and every time of the build count from the
@@ -317,7 +322,7 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
     };
     let margin = margin_mm.unwrap_or_else(|| default_margin(profile));
     let walks = match options.locomotion {
-        Locomotion::Walk => &travel[..],
+        Locomotion::Walk | Locomotion::Crawl => &travel[..],
         Locomotion::InPlace => &[],
     };
     let velocities = locomotion::velocities(&tracks.performer, tracks.frame_time);
@@ -595,9 +600,10 @@ fn walked(
             .filter(|s| walking::not_walked(s).is_none())
             .collect();
         if !walks.is_empty() {
-            let crawl_falls_behind = walks
-                .iter()
-                .any(|s| s.speed_legs_per_s * gait.leg_mm > Style::CRAWL.fastest_mm_s());
+            let crawl_falls_behind = from.options.locomotion != Locomotion::Crawl
+                && walks
+                    .iter()
+                    .any(|s| s.speed_legs_per_s * gait.leg_mm > Style::CRAWL.fastest_mm_s());
             let mut styles = vec![Style::CRAWL];
             if crawl_falls_behind {
                 styles.push(Style::TROT);

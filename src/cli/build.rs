@@ -27,6 +27,14 @@ pub enum OnOff {
     Off,
 }
 
+/// Whether and how the robot walks: [`pipeline::Locomotion`] on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Gait {
+    On,
+    Crawl,
+    Off,
+}
+
 /// What follows a walk the robot needs longer for: [`pipeline::Timing`] on the command
 /// line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -130,10 +138,13 @@ pub struct Args {
     /// than cutting across. Where the performer outpaces the crawl, a trot instead if
     /// the simulation keeps it up and it follows the performer better. A profile's
     /// `[walk] crouch` lowers the body while it walks (the ERS-210/220); where that
-    /// follows the performer badly, the trot is tried upright too. `off` has the legs
+    /// follows the performer badly, the trot is tried upright too. `crawl` never trots:
+    /// two paws carry a trot, so its turn hangs on how they slip, and over tens of
+    /// seconds no simulation pins down where it ends (`simulate --fine` is a second
+    /// opinion); a crawl's path holds, at up to half the speed. `off` has the legs
     /// follow the performer's, treading in place.
-    #[arg(long, value_enum, default_value_t = OnOff::On, value_name = "on|off")]
-    pub gait: OnOff,
+    #[arg(long, value_enum, default_value_t = Gait::On, value_name = "on|crawl|off")]
+    pub gait: Gait,
     /// What follows a walk (--gait) the robot needs longer for than the performer took.
     /// `keep` (the default) keeps the take's timing, for a motion played to its music:
     /// the walk walks on over the gestures after it. `wait` holds the performer's pose at
@@ -307,8 +318,8 @@ struct Summary {
     likeness: Option<Likeness>,
     /// Where the performer travels (walks, runs, turns); empty from JSON.
     locomotion: Vec<aibo_motion::retarget::locomotion::Span>,
-    /// Whether the build walks where the performer travels (the balance stage and the
-    /// gait on).
+    /// Whether the build walks where the performer travels (the balance stage, and the
+    /// gait on or crawl).
     walking: bool,
     /// Whether it stays on its feet (the static test; none without a mass model).
     balance: Option<aibo_motion::stability::statics::Report>,
@@ -442,7 +453,7 @@ impl Summary {
                 } else if let Some(gesture) = walking::not_walked(span) {
                     Some(gesture)
                 } else if !self.walking {
-                    Some("the gait needs the balance stage and --gait on")
+                    Some("the gait needs the balance stage and --gait on or crawl")
                 } else {
                     Some("its walk was dropped where the simulation found a fall")
                 };
@@ -663,8 +674,9 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             OnOff::Off => pipeline::Balance::Off,
         },
         locomotion: match args.gait {
-            OnOff::On => pipeline::Locomotion::Walk,
-            OnOff::Off => pipeline::Locomotion::InPlace,
+            Gait::On => pipeline::Locomotion::Walk,
+            Gait::Crawl => pipeline::Locomotion::Crawl,
+            Gait::Off => pipeline::Locomotion::InPlace,
         },
         timing: args.timing.into(),
         t_pose: match args.keep_tpose {
@@ -672,10 +684,10 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             false => pipeline::TPose::Skip,
         },
     };
-    if args.timing == Timing::Wait && (args.balance == OnOff::Off || args.gait == OnOff::Off) {
+    if args.timing == Timing::Wait && (args.balance == OnOff::Off || args.gait == Gait::Off) {
         tracing::warn!(
             "{}: --timing wait has no walk to wait for: the robot walks only with the balance \
-             stage and --gait on",
+             stage and --gait on or crawl",
             input.display()
         );
     }
@@ -762,7 +774,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         notes: clip.notes,
         likeness,
         locomotion: built_locomotion,
-        walking: args.balance == OnOff::On && args.gait == OnOff::On,
+        walking: args.balance == OnOff::On && args.gait != Gait::Off,
         balance,
         stage,
     })
