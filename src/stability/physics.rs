@@ -56,8 +56,10 @@ pub enum Solver {
     Standard,
     /// 64 substeps of two iterations, about four times slower (`simulate --fine`): a
     /// second opinion on a walk's path, which `build` steered on the standard solver's
-    /// floor. The two agree on every verdict and on a crawl's path; a trot's turn over
-    /// tens of seconds they do not pin down (nor do finer solvers still: see the README).
+    /// floor. The two agreed on every verdict compared (the shared walking takes' builds,
+    /// the README example, Sony's ERS-7 motions) and roughly on a crawl's path; a trot's
+    /// turn over tens of seconds they do not pin down, nor do finer solvers still (see
+    /// the README).
     Fine,
 }
 
