@@ -99,6 +99,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         print_stdout(&json_text(&json!({
             "file": args.file.display().to_string(),
             "profile": profile.model,
+            "solver": if args.fine { "fine" } else { "standard" },
             "summary": report.summary(),
             "report": report,
             "performer_path": beside,
@@ -107,10 +108,15 @@ pub fn run(args: Args) -> Result<Outcome> {
         let mut t = String::new();
         let _ = writeln!(
             t,
-            "{}: {:.2} s simulated on {}",
+            "{}: {:.2} s simulated on {}{}",
             args.file.display(),
             report.duration_ms as f64 / 1000.0,
-            profile.title()
+            profile.title(),
+            if args.fine {
+                ", with the fine solver"
+            } else {
+                ""
+            }
         );
         if let Some(last) = report.path.last() {
             let _ = writeln!(

@@ -1289,6 +1289,10 @@ fn a_crawl_ends_where_the_performer_does_on_the_fine_solver_too() {
             serde_json::from_str(&common::stdout(&run)).unwrap()
         };
         let (standard, fine) = (simulated(false), simulated(true));
+        assert_eq!(
+            (&standard["solver"], &fine["solver"]),
+            (&"standard".into(), &"fine".into())
+        );
         // The standard solver is the build's own proof.
         assert_eq!(standard["performer_path"], json["balance_stage"]["path"]);
         let path = &fine["performer_path"];
