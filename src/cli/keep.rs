@@ -263,6 +263,16 @@ impl Stage {
                 Steering::Reckoned => "steered by their own reckoning",
             };
             let _ = writeln!(t, "    the walks {gait}{height}, {steering}");
+            // Where the trot ends no simulation pins down (README: how far to trust the
+            // path); the owner should know before the robot walks it.
+            if way.style.name == Style::TROT.name && way.steering == Steering::Felt {
+                let _ = writeln!(
+                    t,
+                    "    a trot's turn rests on how its paws slip: the robot may end facing \
+                     elsewhere (`simulate --fine` is a second opinion; `--gait crawl` holds \
+                     its path better, more slowly)"
+                );
+            }
         }
         if self.shift_mm > 0.5 {
             let _ = writeln!(t, "    weight shifted up to {:.0} mm", self.shift_mm);
