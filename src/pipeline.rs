@@ -600,12 +600,14 @@ fn walked(
             .filter(|s| walking::not_walked(s).is_none())
             .collect();
         if !walks.is_empty() {
-            let crawl_falls_behind = from.options.locomotion != Locomotion::Crawl
+            // A trot is tried where the performer outpaces the crawl, unless the crawl
+            // alone is asked for.
+            let trot_tried = from.options.locomotion != Locomotion::Crawl
                 && walks
                     .iter()
                     .any(|s| s.speed_legs_per_s * gait.leg_mm > Style::CRAWL.fastest_mm_s());
             let mut styles = vec![Style::CRAWL];
-            if crawl_falls_behind {
+            if trot_tried {
                 styles.push(Style::TROT);
             }
             // Each way tried: its style, and the performance as it plays for it.
@@ -663,7 +665,7 @@ fn walked(
             // sidesteps and turns at once (pymo's 8-walk: 48% of the distance, where
             // upright it goes 92%). The upright trot is felt too where the crouched ways
             // miss by more than `FOLLOWED` (one more felt walk, only there).
-            if crawl_falls_behind
+            if trot_tried
                 && from.profile.walk.crouch > 0.0
                 && ways.iter().all(|(miss, _)| *miss > FOLLOWED)
             {

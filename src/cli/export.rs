@@ -79,8 +79,8 @@ fn travel(motion: &Motion, profile: &Profile) -> Option<Travel> {
     }
     #[cfg(feature = "physics")]
     {
-        use aibo_motion::stability::physics::SERVO_TORQUE_NM;
-        match super::simulate::simulated(motion, profile, SERVO_TORQUE_NM) {
+        use aibo_motion::stability::physics::{Solver, SERVO_TORQUE_NM};
+        match super::simulate::simulated(motion, profile, SERVO_TORQUE_NM, Solver::Standard) {
             Ok(report) => {
                 if let Some(fall) = &report.fall {
                     tracing::warn!(

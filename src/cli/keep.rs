@@ -244,7 +244,8 @@ impl Stage {
             let _ = writeln!(t, "    simulated, {}", p.text());
         }
         if let Some(way) = self.way {
-            let gait = match way.style.name == Style::TROT.name {
+            let trotted = way.style.name == Style::TROT.name;
+            let gait = match trotted {
                 true => "trotted (the performer goes faster than a crawl, and the simulation keeps the trot up)",
                 false => "crawled",
             };
@@ -265,7 +266,7 @@ impl Stage {
             let _ = writeln!(t, "    the walks {gait}{height}, {steering}");
             // Where the trot ends no simulation pins down (README: how far to trust the
             // path); the owner should know before the robot walks it.
-            if way.style.name == Style::TROT.name && way.steering == Steering::Felt {
+            if trotted && way.steering == Steering::Felt {
                 let _ = writeln!(
                     t,
                     "    a trot's turn rests on how its paws slip: the robot may end facing \

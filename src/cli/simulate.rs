@@ -85,9 +85,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         true => physics::Solver::Fine,
         false => physics::Solver::Standard,
     };
-    let report = showing(|progress| {
-        physics::simulate_solved(&motion, &profile, args.torque, solver, progress)
-    })?;
+    let report = simulated(&motion, &profile, args.torque, solver)?;
     let beside = match &performer {
         Some((points, heading)) => Some(
             PathFigures::compare(points, *heading, &report.path)
@@ -138,13 +136,15 @@ pub fn run(args: Args) -> Result<Outcome> {
     })
 }
 
-/// The simulation of `motion`, with a progress bar once it has taken a second.
+/// The simulation of `motion` by `solver`, with a progress bar once it has taken a
+/// second.
 pub(super) fn simulated(
     motion: &Motion,
     profile: &Profile,
     torque_nm: f64,
+    solver: physics::Solver,
 ) -> Result<physics::Report, BalanceError> {
-    showing(|progress| physics::simulate_showing(motion, profile, torque_nm, progress))
+    showing(|progress| physics::simulate_showing(motion, profile, torque_nm, solver, progress))
 }
 
 /// `simulation`, run with a progress bar once it has taken a second.

@@ -865,7 +865,7 @@ pub fn simulate(
     profile: &Profile,
     torque_nm: f64,
 ) -> Result<Report, BalanceError> {
-    simulate_showing(motion, profile, torque_nm, &mut |_| {})
+    simulate_showing(motion, profile, torque_nm, Solver::Standard, &mut |_| {})
 }
 
 /// How far a simulation has come.
@@ -877,19 +877,10 @@ pub enum Progress {
     Simulated { done_ms: u64, total_ms: u64 },
 }
 
-/// [`simulate`], telling `progress` how far it has come: once before the stances, then
-/// about once a simulated second (an hour-long motion takes a minute or more).
+/// [`simulate`], the world stepped by `solver`, telling `progress` how far it has come:
+/// once before the stances, then about once a simulated second (an hour-long motion
+/// takes a minute or more).
 pub fn simulate_showing(
-    motion: &Motion,
-    profile: &Profile,
-    torque_nm: f64,
-    progress: &mut dyn FnMut(Progress),
-) -> Result<Report, BalanceError> {
-    simulate_solved(motion, profile, torque_nm, Solver::Standard, progress)
-}
-
-/// [`simulate_showing`], the world stepped by `solver`.
-pub fn simulate_solved(
     motion: &Motion,
     profile: &Profile,
     torque_nm: f64,
