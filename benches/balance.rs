@@ -104,6 +104,7 @@ fn balance(c: &mut Criterion) {
                         tracks: &tracks,
                         velocities: &velocities,
                         waits: &[],
+                        home_by_end: false,
                     },
                     &profile,
                     &padded,

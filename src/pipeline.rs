@@ -13,9 +13,10 @@
 //! returned with the proof that says so: the caller must say it.
 //!
 //! A walk may take the robot longer than the performer took. By default the take's
-//! timing is kept and the walk walks over the gestures after it; with [`Timing::Wait`]
-//! the performance waits for it (the take's tracks held at the walk's end), so every
-//! gesture plays, later.
+//! timing is kept and the walk walks over the gestures after it (the last one on past
+//! the take's end); with [`Timing::Fit`] the last walk is home by the take's end too;
+//! with [`Timing::Wait`] the performance waits for it (the take's tracks held at the
+//! walk's end), so every gesture plays, later.
 
 use crate::keyframes::{self, finish, KeyframeError, Keyframed};
 use crate::likeness::{likeness, Likeness};
@@ -74,13 +75,17 @@ pub enum Locomotion {
 /// What follows a walk the robot needs longer for than the performer took.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Timing {
-    /// The take's timing is kept (for a motion played to its music): the walk walks on
-    /// over the gestures after it.
+    /// The take's timing is kept: the walk walks on over the gestures after it, and the
+    /// last walk may run on past the performance's end to finish the performer's path.
     #[default]
     Keep,
     /// The performance waits for the walk to finish (`walking::waits`): every gesture
     /// plays, later.
     Wait,
+    /// As [`Timing::Keep`], and the last walk is home by the performance's end too: the
+    /// motion lasts as long as the take (for a motion played to its music), and the walk
+    /// goes as far along the performer's path as it can by then.
+    Fit,
 }
 
 /// What becomes of a T-pose the performer holds at the start or end of a take, the
@@ -173,6 +178,17 @@ impl Kept {
         let row_ms = u64::from(self.row_ms);
         let padding = self.plan.padding;
         (padding.lead as u64 * row_ms, padding.tail as u64 * row_ms)
+    }
+
+    /// Whether the performer's last pose is held after the performance for the last walk
+    /// to finish its steps (else, if at all, for a raised paw to come down).
+    pub fn walk_outlasts(&self) -> bool {
+        let blend = walking::blend_rows(f64::from(self.row_ms) / 1000.0);
+        let performed_end = self.plan.rows.saturating_sub(self.plan.padding.tail);
+        self.plan
+            .walks
+            .last()
+            .is_some_and(|w| w.rows().end + blend > performed_end)
     }
 
     /// The simulated body's path beside the performer's, scaled by leg length, over the
@@ -436,6 +452,7 @@ pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
                 tracks,
                 velocities,
                 waits,
+                home_by_end: options.timing == Timing::Fit,
             },
             profile,
             &padded,
@@ -559,16 +576,24 @@ fn walked_plan(
         plan.hold(from, to);
     }
     // A walk still under way at the performance's end finishes after it: its steps
-    // home and its sway back play while the performer's last pose is held.
-    let mut padded = grid.padded(plan.padding.lead, plan.padding.tail);
-    let needed = plan.walks.last().map_or(0, |w| w.rows().end + blend);
-    if needed > padded.rows.len() {
-        let extra = needed - padded.rows.len();
-        plan.padding.tail += extra;
-        plan.rows += extra;
-        padded = grid.padded(plan.padding.lead, plan.padding.tail);
-    }
+    // home and its sway back play while the performer's last pose is held. A walk
+    // that ends with the performance holds every paw down there: no raised paw is
+    // left to come down after it.
+    let tail = tail_needed(&plan, blend, plan.padding.tail);
+    plan.rows = plan.rows - plan.padding.tail + tail;
+    plan.padding.tail = tail;
+    let padded = grid.padded(plan.padding.lead, tail);
     (plan, padded)
+}
+
+/// The rows `plan` needs after the performance: what its lifts need to land and settle
+/// ([`Plan::landing_tail`], at most `landing_at_most`: the walks' holds only ever cut
+/// lifts short), and what its last walk needs to finish, blended out over `blend` rows.
+fn tail_needed(plan: &Plan, blend: usize, landing_at_most: usize) -> usize {
+    let performed_end = plan.rows.saturating_sub(plan.padding.tail);
+    let walk = plan.walks.last().map_or(0, |w| w.rows().end + blend);
+    let landing = plan.landing_tail().min(landing_at_most);
+    landing.max(walk.saturating_sub(performed_end))
 }
 
 /// A felt way's [`PathFigures::miss`] that follows the performer well enough not to
@@ -734,7 +759,7 @@ impl Waited {
     /// The performance of `from` waiting for its walks in `style`; `None` where none
     /// needs it to.
     fn of(from: &Balancing, style: Style) -> Result<Option<Waited>, BuildError> {
-        if from.options.timing == Timing::Keep {
+        if from.options.timing != Timing::Wait {
             return Ok(None);
         }
         let frame_s = from.tracks.frame_time;
@@ -744,6 +769,7 @@ impl Waited {
             tracks: from.tracks,
             velocities: from.velocities,
             waits: &[],
+            home_by_end: false,
         };
         let waits = walking::waits(performance, from.profile, step_s, style);
         if waits.is_empty() || !frame_s.is_finite() || frame_s <= 0.0 {
@@ -973,8 +999,9 @@ fn keep_planned(
 }
 
 /// The rows `grid` was padded with for a walk to finish after the performance, cut
-/// again once the proof has dropped that walk: the tail keeps what the contact plan
-/// needs without walks (`standing_tail`) and what the walks left need to finish. (A
+/// again once the proof has dropped that walk: the tail keeps what the lifts left need
+/// to land (at most what the contact plan needs without walks, `standing_tail`) and
+/// what the walks left need to finish. (A
 /// dropped last walk left its rows: the motion stood on, and the summary said its
 /// last pose was held while a raised paw came down.)
 fn trim_tail(
@@ -983,10 +1010,7 @@ fn trim_tail(
     margins: &mut Vec<f64>,
     standing_tail: usize,
 ) {
-    let blend = walking::blend_rows(grid.step_s());
-    let performed_end = plan.rows.saturating_sub(plan.padding.tail);
-    let needed = plan.walks.last().map_or(0, |w| w.rows().end + blend);
-    let tail = standing_tail.max(needed.saturating_sub(performed_end));
+    let tail = tail_needed(plan, walking::blend_rows(grid.step_s()), standing_tail);
     if tail < plan.padding.tail {
         plan.rows -= plan.padding.tail - tail;
         plan.padding.tail = tail;

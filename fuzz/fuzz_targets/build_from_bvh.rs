@@ -39,10 +39,13 @@ fuzz_target!(|data: &[u8]| {
         // The balance stage, the walks and the proof too, as every default build runs them.
         balance: Balance::default(),
         locomotion: Locomotion::default(),
-        // The take's timing, or (half the inputs) the performance waiting for its walks.
-        timing: match data.len() % 2 {
+        // The take's timing, the performance waiting for its walks, or the last walk
+        // home by the performance's end (a third of the inputs each, by length over 5, so
+        // that they cross the T-pose's thirds).
+        timing: match data.len() / 5 % 3 {
+            0 => Timing::Keep,
             1 => Timing::Wait,
-            _ => Timing::Keep,
+            _ => Timing::Fit,
         },
         // A T-pose at the ends played, or (a third of the inputs) left out.
         t_pose: match data.len() % 3 {

@@ -41,6 +41,7 @@ pub enum Gait {
 pub enum Timing {
     Keep,
     Wait,
+    Fit,
 }
 
 impl From<Timing> for pipeline::Timing {
@@ -48,6 +49,7 @@ impl From<Timing> for pipeline::Timing {
         match timing {
             Timing::Keep => pipeline::Timing::Keep,
             Timing::Wait => pipeline::Timing::Wait,
+            Timing::Fit => pipeline::Timing::Fit,
         }
     }
 }
@@ -146,11 +148,14 @@ pub struct Args {
     #[arg(long, value_enum, default_value_t = Gait::On, value_name = "on|crawl|off")]
     pub gait: Gait,
     /// What follows a walk (--gait) the robot needs longer for than the performer took.
-    /// `keep` (the default) keeps the take's timing, for a motion played to its music:
-    /// the walk walks on over the gestures after it. `wait` holds the performer's pose at
-    /// the walk's end until the robot has finished it (and up to 5 s more it may take to
-    /// arrive): every gesture plays, later, and the motion runs longer.
-    #[arg(long, value_enum, default_value_t = Timing::Keep, value_name = "keep|wait")]
+    /// `keep` (the default) keeps the take's timing: the walk walks on over the gestures
+    /// after it, and the last walk finishes the performer's path after the performance
+    /// (up to 25 s), the last pose held meanwhile. `fit` keeps the timing and the length
+    /// too, for a motion played to its music: the last walk is home by the performance's
+    /// end, having gone as far along the path as it could. `wait` holds the performer's
+    /// pose at the walk's end until the robot has finished it (and up to 5 s more it may
+    /// take to arrive): every gesture plays, later, and the motion runs longer.
+    #[arg(long, value_enum, default_value_t = Timing::Keep, value_name = "keep|fit|wait")]
     pub timing: Timing,
     /// How far inside the support the balance stage keeps the centre of mass, mm
     /// (default 14 on the ERS-7; 22 on the ERS-210/220, whose masses are estimates).
@@ -684,10 +689,13 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             false => pipeline::TPose::Skip,
         },
     };
-    if args.timing == Timing::Wait && (args.balance == OnOff::Off || args.gait == Gait::Off) {
+    if args.timing != Timing::Keep && (args.balance == OnOff::Off || args.gait == Gait::Off) {
+        let timing = match args.timing {
+            Timing::Wait => "--timing wait has no walk to wait for",
+            _ => "--timing fit has no walk to fit",
+        };
         tracing::warn!(
-            "{}: --timing wait has no walk to wait for: the robot walks only with the balance \
-             stage and --gait on or crawl",
+            "{}: {timing}: the robot walks only with the balance stage and --gait on or crawl",
             input.display()
         );
     }

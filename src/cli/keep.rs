@@ -30,9 +30,11 @@ pub struct Stage {
     pub shift_mm: f64,
     /// How long the performer's first pose is held before the performance (while the
     /// weight shifts for a lift at its start) and its last pose after it (while a paw
-    /// raised to the end comes down), s.
+    /// raised to the end comes down, or the last walk finishes), s.
     pub held_first_s: f64,
     pub held_last_s: f64,
+    /// Whether the last pose is held for the last walk (else for a paw to come down).
+    pub held_last_for_walk: bool,
     /// Rows whose program had no solution (the planted paws pulled, not held), and rows
     /// where the margin could not be kept.
     pub unsolved_rows: usize,
@@ -110,6 +112,7 @@ impl Stage {
             paws,
             held_first_s: lead_ms as f64 / 1000.0,
             held_last_s: tail_ms as f64 / 1000.0,
+            held_last_for_walk: kept.walk_outlasts(),
             shift_mm: kept.rows.iter().map(|r| r.shift_mm).fold(0.0, f64::max),
             unsolved_rows: kept.rows.iter().filter(|r| r.held).count(),
             short_rows: kept.rows.iter().filter(|r| r.short_mm > 0.5).count(),
@@ -290,10 +293,10 @@ impl Stage {
                 t,
                 "    the performer's last pose held {:.2} s after the performance, while {}",
                 self.held_last_s,
-                if self.walks.is_empty() {
-                    "the raised paw came down"
-                } else {
+                if self.held_last_for_walk {
                     "the walk finished its steps"
+                } else {
+                    "the raised paw came down"
                 }
             );
         }

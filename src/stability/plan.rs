@@ -213,6 +213,19 @@ impl Plan {
         }
     }
 
+    /// The rows past the performance's end that its lifts need to land and settle: the
+    /// tail it must keep, the walks aside. A hold of every paw ([`Plan::hold`]) reaching
+    /// the end leaves none.
+    pub fn landing_tail(&self) -> usize {
+        let performed_end = self.rows.saturating_sub(self.padding.tail);
+        let settle = self.rows_of(self.timing.min_down_s) + 1;
+        self.lifts
+            .iter()
+            .map(|l| (l.end + settle).saturating_sub(performed_end))
+            .max()
+            .unwrap_or(0)
+    }
+
     fn rows_of(&self, seconds: f64) -> usize {
         (seconds / self.row_s).round().max(1.0) as usize
     }

@@ -61,21 +61,24 @@ pub fn blend_rows(row_s: f64) -> usize {
 /// What the walks follow: the performer's travel (`travel`: the take's spans of
 /// locomotion, and `velocities`: how they move on each frame of `tracks`, as
 /// [`crate::retarget::locomotion::velocities`]), and where the performance waits for a
-/// walk (`waits`, in the take's seconds; the rest in the performance's, waits in).
+/// walk (`waits`, in the take's seconds; the rest in the performance's, waits in); and
+/// whether the last walk must be home in the stand by the performance's end
+/// (`home_by_end`, `--timing fit`) rather than finish the performer's path after it.
 #[derive(Clone, Copy)]
 pub struct Performance<'a> {
     pub travel: &'a [Span],
     pub tracks: &'a Tracks,
     pub velocities: &'a [[f64; 3]],
     pub waits: &'a [Wait],
+    pub home_by_end: bool,
 }
 
 /// The walks for the `performance`'s travel, on a grid of rows `row_s` apart whose
 /// performance starts at row `lead`, in `style`, each steered by its own reckoning
 /// ([`felt_in_context`] steers them by the simulated floor). Travel spans closer than
 /// `JOIN_S` are one walk; each walk is back in the stand before the next blends in,
-/// and by the end of the wait for it. The last walk may run past the performance's end:
-/// the grid must be padded to hold it.
+/// and by the end of the wait for it. The last walk may run past the performance's end
+/// (the grid must be padded to hold it), unless it must be home by then.
 pub fn plan(
     performance: Performance,
     profile: &Profile,
@@ -88,6 +91,7 @@ pub fn plan(
         tracks,
         velocities,
         waits,
+        home_by_end,
     } = performance;
     let row_s = grid.step_s();
     let Some(gait) = Gait::styled(profile, style) else {
@@ -100,13 +104,17 @@ pub fn plan(
     let blend = blend_rows(row_s);
     let row_of = |s: f64| lead + (s / row_s).round() as usize;
     let waits = played_waits(waits);
+    // The last walk blended out by the performance's end, where it must be home by then.
+    let take_s = tracks.frames.saturating_sub(1) as f64 * tracks.frame_time;
+    let end = home_by_end.then(|| row_of(take_s).saturating_sub(blend));
     // Each walk is home in the stand, and blended out, before the next one blends in,
     // and by the end of the wait after it.
     let mut walks: Vec<Walk> = Vec::new();
     for (k, &(start_s, end_s)) in groups.iter().enumerate() {
         let next = groups
             .get(k + 1)
-            .map(|next| row_of(next.0).saturating_sub(2 * blend + 1));
+            .map(|next| row_of(next.0).saturating_sub(2 * blend + 1))
+            .or(end);
         let waited = wait_for((start_s, end_s), &waits).map(|w| row_of(w.1).saturating_sub(blend));
         let until = match (next, waited) {
             (Some(a), Some(b)) => Some(a.min(b)),

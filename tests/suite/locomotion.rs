@@ -1066,6 +1066,94 @@ fn with_timing_wait_a_gesture_after_a_walk_that_runs_late_plays_after_it_in_full
     );
 }
 
+/// With `--timing fit`, a walk the robot needs longer for than the performer took, at
+/// the take's end, is home by the end: the motion lasts as long as the take (and its
+/// ramps), where with the timing kept the walk finishes the path after it.
+#[test]
+fn with_timing_fit_a_walk_at_the_end_is_home_by_the_end_of_the_take() {
+    // Stands 1 s, walks 2.5 leg lengths/s for 3 s (7.5 leg lengths: more than twice
+    // what the robot walks in the 4 s left), stands to 5 s.
+    let take = walk_and_raise(5.0, 1.0..4.0, 2.5, 0.0..0.0);
+    let clip = bvh::read(take.as_bytes()).unwrap();
+    let take_ms = (clip.frames.saturating_sub(1) as f64 * clip.frame_time * 1000.0) as i64;
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let build = |timing| {
+        let options = BuildOptions {
+            timing,
+            ..BuildOptions::default()
+        };
+        pipeline::build(&clip, &profile, &options).unwrap()
+    };
+    // How long the written motion plays after the take's last frame, ms; and how far
+    // the simulated body went, share of the performer's path.
+    let after_take = |built: &pipeline::Built| {
+        built.motion.duration_ms() as i64 - built.source_start_ms as i64 - take_ms
+    };
+    let went = |built: &pipeline::Built| {
+        let kept = built.balance.as_ref().unwrap();
+        assert_eq!(kept.plan.walks.len(), 1, "{:?}", kept.plan.walks.len());
+        assert!(kept.falls().is_none(), "{:?}", kept.falls());
+        kept.path_figures().unwrap().share.unwrap()
+    };
+    let kept_time = build(Timing::Keep);
+    let fit = build(Timing::Fit);
+    // Kept: the last pose is held seconds after the take while the walk goes on.
+    let kept = kept_time.balance.as_ref().unwrap();
+    assert!(kept.walk_outlasts());
+    assert!(kept.padding_ms().1 > 2000, "{:?}", kept.padding_ms());
+    // Fit: nothing is held after the take, and the motion ends with the take's last
+    // frame and the ramp to the end posture (a quarter of joint speed from the stand
+    // the walk came home to: well under a second).
+    let fitted = fit.balance.as_ref().unwrap();
+    assert!(!fitted.walk_outlasts());
+    assert_eq!(fitted.padding_ms().1, 0);
+    assert!(
+        (0..1000).contains(&after_take(&fit)),
+        "{} ms after the take",
+        after_take(&fit)
+    );
+    assert!(after_take(&kept_time) > 3000, "{}", after_take(&kept_time));
+    // Both stay up; the fitted walk goes a shorter way along the same path, but goes.
+    let (kept_share, fit_share) = (went(&kept_time), went(&fit));
+    assert!(kept_share > 0.7, "kept {kept_share:.2}");
+    assert!(
+        (0.2..kept_share - 0.2).contains(&fit_share),
+        "fit {fit_share:.2}, kept {kept_share:.2}"
+    );
+
+    // On the command line, the summary holds no pose after the take; without walks,
+    // the build says there is nothing to fit.
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("take.bvh");
+    std::fs::write(&input, &take).unwrap();
+    let text = common::stdout(&common::build_file(
+        &input,
+        "ERS-7",
+        &["--timing", "fit"],
+        &dir.path().join("fit.mtn"),
+    ));
+    assert!(text.contains("walks where the performer travels"), "{text}");
+    assert!(!text.contains("last pose held"), "{text}");
+    let run = common::run(&[
+        "build",
+        input.to_str().unwrap(),
+        "--profile",
+        "ERS-7",
+        "--gait",
+        "off",
+        "--timing",
+        "fit",
+        "-o",
+        dir.path().join("in-place.mtn").to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", common::stderr(&run));
+    assert!(
+        common::stderr(&run).contains("--timing fit has no walk to fit"),
+        "{}",
+        common::stderr(&run)
+    );
+}
+
 /// A paw raised as a walk nears comes down a dwell before the walk blends in, not a
 /// dwell and a weight shift: the shift is for a lift to come, and the jumping take lost
 /// its one raised paw before its walk to it.
