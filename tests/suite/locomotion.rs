@@ -8,7 +8,7 @@ use aibo_motion::pipeline::{self, BuildOptions, Kept, Timing};
 use aibo_motion::retarget::locomotion::{self, Span};
 use aibo_motion::retarget::{Body, Neutral, Performer};
 use aibo_motion::robot::profile::Profile;
-use aibo_motion::source::bvh;
+use aibo_motion::source::{bvh, Clip};
 use aibo_motion::stability::gait::Place;
 use aibo_motion::stability::walking;
 use glam::DVec2;
@@ -906,6 +906,15 @@ fn walk_then_raise() -> String {
     walk_and_raise(10.0, 1.0..4.0, 2.5, 5.5..8.5)
 }
 
+/// `clip` built for `profile` with the defaults but `timing`.
+fn built_timed(clip: &Clip, profile: &Profile, timing: Timing) -> pipeline::Built {
+    let options = BuildOptions {
+        timing,
+        ..BuildOptions::default()
+    };
+    pipeline::build(clip, profile, &options).unwrap()
+}
+
 /// With the take's timing kept, a walk the robot needs longer for walks over the gesture
 /// after it; with `--timing wait`, the performance waits for the walk, and the gesture
 /// plays after it, all of it.
@@ -913,13 +922,7 @@ fn walk_then_raise() -> String {
 fn with_timing_wait_a_gesture_after_a_walk_that_runs_late_plays_after_it_in_full() {
     let clip = bvh::read(walk_then_raise().as_bytes()).unwrap();
     let profile = Profile::builtin("ERS-7").unwrap();
-    let build = |timing| {
-        let options = BuildOptions {
-            timing,
-            ..BuildOptions::default()
-        };
-        pipeline::build(&clip, &profile, &options).unwrap()
-    };
+    let build = |timing| built_timed(&clip, &profile, timing);
     // The rows of the walk (its blends too) and the seconds the right front paw is up.
     fn walked(built: &pipeline::Built) -> (&Kept, (f64, f64), Vec<(f64, f64)>) {
         let rf = 1;
@@ -1045,7 +1048,13 @@ fn with_timing_wait_a_gesture_after_a_walk_that_runs_late_plays_after_it_in_full
     let longer = json["duration_s"].as_f64().unwrap() - kept_json["duration_s"].as_f64().unwrap();
     assert!(longer > 5.0, "{longer} s longer");
     // Without walks there is nothing to wait for, and the build says so.
-    let out = dir.path().join("in-place.mtn");
+    builds_in_place_saying(&input, "wait", "--timing wait has no walk to wait for");
+}
+
+/// Builds `input` for the ERS-7 with `--gait off --timing TIMING`: it builds, and warns
+/// `says` (there is no walk for the timing to matter to).
+fn builds_in_place_saying(input: &std::path::Path, timing: &str, says: &str) {
+    let dir = tempfile::tempdir().unwrap();
     let run = common::run(&[
         "build",
         input.to_str().unwrap(),
@@ -1054,13 +1063,13 @@ fn with_timing_wait_a_gesture_after_a_walk_that_runs_late_plays_after_it_in_full
         "--gait",
         "off",
         "--timing",
-        "wait",
+        timing,
         "-o",
-        out.to_str().unwrap(),
+        dir.path().join("in-place.mtn").to_str().unwrap(),
     ]);
     assert!(run.status.success(), "{}", common::stderr(&run));
     assert!(
-        common::stderr(&run).contains("--timing wait has no walk to wait for"),
+        common::stderr(&run).contains(says),
         "{}",
         common::stderr(&run)
     );
@@ -1077,13 +1086,7 @@ fn with_timing_fit_a_walk_at_the_end_is_home_by_the_end_of_the_take() {
     let clip = bvh::read(take.as_bytes()).unwrap();
     let take_ms = (clip.frames.saturating_sub(1) as f64 * clip.frame_time * 1000.0) as i64;
     let profile = Profile::builtin("ERS-7").unwrap();
-    let build = |timing| {
-        let options = BuildOptions {
-            timing,
-            ..BuildOptions::default()
-        };
-        pipeline::build(&clip, &profile, &options).unwrap()
-    };
+    let build = |timing| built_timed(&clip, &profile, timing);
     // How long the written motion plays after the take's last frame, ms; and how far
     // the simulated body went, share of the performer's path.
     let after_take = |built: &pipeline::Built| {
@@ -1134,24 +1137,7 @@ fn with_timing_fit_a_walk_at_the_end_is_home_by_the_end_of_the_take() {
     ));
     assert!(text.contains("walks where the performer travels"), "{text}");
     assert!(!text.contains("last pose held"), "{text}");
-    let run = common::run(&[
-        "build",
-        input.to_str().unwrap(),
-        "--profile",
-        "ERS-7",
-        "--gait",
-        "off",
-        "--timing",
-        "fit",
-        "-o",
-        dir.path().join("in-place.mtn").to_str().unwrap(),
-    ]);
-    assert!(run.status.success(), "{}", common::stderr(&run));
-    assert!(
-        common::stderr(&run).contains("--timing fit has no walk to fit"),
-        "{}",
-        common::stderr(&run)
-    );
+    builds_in_place_saying(&input, "fit", "--timing fit has no walk to fit");
 }
 
 /// A paw raised as a walk nears comes down a dwell before the walk blends in, not a
