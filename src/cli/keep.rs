@@ -163,6 +163,9 @@ impl Stage {
             "weight_shift_mm": (self.shift_mm * 10.0).round() / 10.0,
             "first_pose_held_s": round3(self.held_first_s),
             "last_pose_held_s": round3(self.held_last_s),
+            // What the last pose is held for: the last walk to finish, or a paw to land.
+            "last_pose_held_for": (self.held_last_s > 0.0)
+                .then_some(if self.held_last_for_walk { "walk" } else { "landing" }),
             "unsolved_rows": self.unsolved_rows,
             "short_rows": self.short_rows,
             "repairs": self.repairs,

@@ -1137,6 +1137,17 @@ fn with_timing_fit_a_walk_at_the_end_is_home_by_the_end_of_the_take() {
     ));
     assert!(text.contains("walks where the performer travels"), "{text}");
     assert!(!text.contains("last pose held"), "{text}");
+    // `--json` says what the last pose is held for, where it is held.
+    let held = |extra: &[&str]| {
+        let stage = built(&input, "ERS-7", extra).0["balance_stage"].clone();
+        (
+            stage["last_pose_held_s"].as_f64().unwrap(),
+            stage["last_pose_held_for"].clone(),
+        )
+    };
+    let (kept_s, kept_for) = held(&[]);
+    assert!(kept_s > 2.0 && kept_for == "walk", "{kept_s} {kept_for}");
+    assert_eq!(held(&["--timing", "fit"]), (0.0, serde_json::Value::Null));
     builds_in_place_saying(&input, "fit", "--timing fit has no walk to fit");
 }
 
