@@ -1091,11 +1091,19 @@ mod tests {
     #[test]
     fn a_dropped_walk_takes_the_rows_padded_for_it_away_again() {
         // 5 rows of lead, 55 performed, and a tail of 40 padded for a walk to finish;
-        // the contact plan alone holds the last pose 10 rows for its paws to land.
+        // the contact plan alone holds the last pose 10 rows for a paw to land: it comes
+        // down on the tail's row 10 less the dwell after a landing (0.2 s and a row).
         let (lead, performed, tail, standing_tail) = (5, 55, 40, 10);
         let rows = lead + performed + tail;
         let mut plan = Plan::standing(rows, 0.016);
         plan.padding = plan::Padding { lead, tail };
+        let settle = (0.2f64 / 0.016).round() as usize + 1;
+        let lands = lead + performed + standing_tail - settle;
+        plan.lifts = vec![plan::Lift {
+            paw: 0,
+            start: lands - 30,
+            end: lands,
+        }];
         let mut grid = keyframes::Grid {
             rows: (0..rows).map(|r| vec![r as f64]).collect(),
             frame_ms: 16,
@@ -1126,5 +1134,10 @@ mod tests {
         plan.walks = vec![walk_on(10, 20)];
         trim_tail(&mut plan, &mut grid, &mut margins, standing_tail);
         assert_eq!(plan.padding.tail, standing_tail);
+        // With no paw left to land (the last repair puts every paw down), no tail.
+        plan.lifts.clear();
+        trim_tail(&mut plan, &mut grid, &mut margins, standing_tail);
+        assert_eq!(plan.padding.tail, 0);
+        assert_eq!(grid.rows.len(), lead + performed);
     }
 }

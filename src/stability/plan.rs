@@ -615,6 +615,24 @@ mod tests {
     }
 
     #[test]
+    fn a_hold_to_the_performance_s_end_leaves_no_paw_to_land_after_it() {
+        // 100 rows performed, and a tail of 20 for a paw that lands on row 106 and
+        // settles for the dwell (0.2 s: 13 rows) and a row.
+        let mut p = Plan::standing(120, 0.016);
+        p.padding = Padding { lead: 0, tail: 20 };
+        p.lifts = vec![Lift {
+            paw: 0,
+            start: 70,
+            end: 106,
+        }];
+        assert_eq!(p.landing_tail(), 106 + 13 + 1 - 100);
+        // A walk's hold of every paw to the end cuts the lift away.
+        p.hold(60, 100);
+        assert!(p.lifts.is_empty());
+        assert_eq!(p.landing_tail(), 0);
+    }
+
+    #[test]
     fn a_hold_keeps_a_dwell_before_it_and_a_dwell_and_a_shift_after_it() {
         // At 16 ms a row: the dwell (0.2 s) is 13 rows, the shift (0.4 s) 25, the
         // shortest lift (0.4 s) 25.
