@@ -40,8 +40,8 @@ pub enum Gait {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Timing {
     Keep,
-    Wait,
     Fit,
+    Wait,
 }
 
 impl From<Timing> for pipeline::Timing {
