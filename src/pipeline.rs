@@ -1001,9 +1001,8 @@ fn keep_planned(
 /// The rows `grid` was padded with for a walk to finish after the performance, cut
 /// again once the proof has dropped that walk: the tail keeps what the lifts left need
 /// to land (at most what the contact plan needs without walks, `standing_tail`) and
-/// what the walks left need to finish. (A
-/// dropped last walk left its rows: the motion stood on, and the summary said its
-/// last pose was held while a raised paw came down.)
+/// what the walks left need to finish. (A dropped last walk left its rows: the motion
+/// stood on, and the summary said its last pose was held while a raised paw came down.)
 fn trim_tail(
     plan: &mut Plan,
     grid: &mut keyframes::Grid,
