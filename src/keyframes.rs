@@ -380,7 +380,7 @@ pub fn grid(tracks: &Tracks, profile: &Profile, options: &Options) -> Result<Gri
         columns.push(column);
     }
     // The source's duration on the grid, whatever drives the joints.
-    let duration = tracks.frame_time * tracks.frames.saturating_sub(1) as f64;
+    let duration = tracks.duration();
     let samples =
         ((duration / dt).ceil() as usize + 1).max(columns.iter().map(Vec::len).max().unwrap_or(1));
 

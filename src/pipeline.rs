@@ -183,12 +183,7 @@ impl Kept {
     /// Whether the performer's last pose is held after the performance for the last walk
     /// to finish its steps (else, if at all, for a raised paw to come down).
     pub fn walk_outlasts(&self) -> bool {
-        let blend = walking::blend_rows(f64::from(self.row_ms) / 1000.0);
-        let performed_end = self.plan.rows.saturating_sub(self.plan.padding.tail);
-        self.plan
-            .walks
-            .last()
-            .is_some_and(|w| w.rows().end + blend > performed_end)
+        self.plan.walk_tail(walking::blend_rows(self.plan.row_s)) > 0
     }
 
     /// The simulated body's path beside the performer's, scaled by leg length, over the
@@ -590,10 +585,8 @@ fn walked_plan(
 /// ([`Plan::landing_tail`], at most `landing_at_most`: the walks' holds only ever cut
 /// lifts short), and what its last walk needs to finish, blended out over `blend` rows.
 fn tail_needed(plan: &Plan, blend: usize, landing_at_most: usize) -> usize {
-    let performed_end = plan.rows.saturating_sub(plan.padding.tail);
-    let walk = plan.walks.last().map_or(0, |w| w.rows().end + blend);
     let landing = plan.landing_tail().min(landing_at_most);
-    landing.max(walk.saturating_sub(performed_end))
+    landing.max(plan.walk_tail(blend))
 }
 
 /// A felt way's [`PathFigures::miss`] that follows the performer well enough not to

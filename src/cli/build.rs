@@ -689,11 +689,13 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
             false => pipeline::TPose::Skip,
         },
     };
-    if args.timing != Timing::Keep && (args.balance == OnOff::Off || args.gait == Gait::Off) {
-        let timing = match args.timing {
-            Timing::Wait => "--timing wait has no walk to wait for",
-            _ => "--timing fit has no walk to fit",
-        };
+    // A timing other than keep matters only to walks.
+    let idle = match args.timing {
+        Timing::Keep => None,
+        Timing::Fit => Some("--timing fit has no walk to fit"),
+        Timing::Wait => Some("--timing wait has no walk to wait for"),
+    };
+    if let Some(timing) = idle.filter(|_| args.balance == OnOff::Off || args.gait == Gait::Off) {
         tracing::warn!(
             "{}: {timing}: the robot walks only with the balance stage and --gait on or crawl",
             input.display()

@@ -98,7 +98,7 @@ impl Stage {
         let played = played_waits(&kept.waits);
         let padding = kept.plan.padding;
         let performance_end_s =
-            kept.plan.rows.saturating_sub(padding.lead + padding.tail) as f64 * kept.plan.row_s;
+            kept.plan.performed_end().saturating_sub(padding.lead) as f64 * kept.plan.row_s;
         // Over what the performer does next: from the end of their travel, or of the
         // wait for it, to where the robot's walk ends (within the performance).
         let over_s = |w: &aibo_motion::stability::plan::Walk| {

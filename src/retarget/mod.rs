@@ -57,6 +57,11 @@ pub struct Tracks {
 }
 
 impl Tracks {
+    /// Seconds from the first frame to the last, as [`crate::source::Clip::duration`].
+    pub fn duration(&self) -> f64 {
+        self.frame_time * self.frames.saturating_sub(1) as f64
+    }
+
     /// The tracks with the performer holding still: frame `f` plays `times[f]` times
     /// ([`hold_times`]), and what follows that much later. Measured once: a take's
     /// averages (the head's straight ahead) are the performance's, not the waits'.

@@ -213,17 +213,29 @@ impl Plan {
         }
     }
 
+    /// The row the performance ends on: the tail's first.
+    pub fn performed_end(&self) -> usize {
+        self.rows.saturating_sub(self.padding.tail)
+    }
+
     /// The rows past the performance's end that its lifts need to land and settle: the
     /// tail it must keep, the walks aside. A hold of every paw ([`Plan::hold`]) reaching
     /// the end leaves none.
     pub fn landing_tail(&self) -> usize {
-        let performed_end = self.rows.saturating_sub(self.padding.tail);
         let settle = self.rows_of(self.timing.min_down_s) + 1;
         self.lifts
             .iter()
-            .map(|l| (l.end + settle).saturating_sub(performed_end))
+            .map(|l| (l.end + settle).saturating_sub(self.performed_end()))
             .max()
             .unwrap_or(0)
+    }
+
+    /// The rows past the performance's end that its last walk needs to finish, blended
+    /// out over `blend` rows.
+    pub fn walk_tail(&self, blend: usize) -> usize {
+        self.walks.last().map_or(0, |w| {
+            (w.rows().end + blend).saturating_sub(self.performed_end())
+        })
     }
 
     fn rows_of(&self, seconds: f64) -> usize {

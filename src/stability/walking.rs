@@ -105,8 +105,7 @@ pub fn plan(
     let row_of = |s: f64| lead + (s / row_s).round() as usize;
     let waits = played_waits(waits);
     // The last walk blended out by the performance's end, where it must be home by then.
-    let take_s = tracks.frames.saturating_sub(1) as f64 * tracks.frame_time;
-    let end = home_by_end.then(|| row_of(take_s).saturating_sub(blend));
+    let end = home_by_end.then(|| row_of(tracks.duration()).saturating_sub(blend));
     // Each walk is home in the stand, and blended out, before the next one blends in,
     // and by the end of the wait after it.
     let mut walks: Vec<Walk> = Vec::new();
@@ -151,7 +150,7 @@ fn walked_groups(travel: &[Span], tracks: &Tracks) -> Vec<(f64, f64)> {
     }
     // The spans' speeds are a second's averages: the travel itself starts and ends up to
     // half a second further out, and the path follows all of it.
-    let take_s = tracks.frames.saturating_sub(1) as f64 * tracks.frame_time;
+    let take_s = tracks.duration();
     for g in &mut groups {
         *g = (
             (g.0 - PATH_MARGIN_S).max(0.0),

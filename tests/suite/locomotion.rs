@@ -1084,7 +1084,7 @@ fn with_timing_fit_a_walk_at_the_end_is_home_by_the_end_of_the_take() {
     // what the robot walks in the 4 s left), stands to 5 s.
     let take = walk_and_raise(5.0, 1.0..4.0, 2.5, 0.0..0.0);
     let clip = bvh::read(take.as_bytes()).unwrap();
-    let take_ms = (clip.frames.saturating_sub(1) as f64 * clip.frame_time * 1000.0) as i64;
+    let take_ms = (clip.duration() * 1000.0) as i64;
     let profile = Profile::builtin("ERS-7").unwrap();
     let build = |timing| built_timed(&clip, &profile, timing);
     // How long the written motion plays after the take's last frame, ms; and how far
