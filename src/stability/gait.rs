@@ -228,6 +228,10 @@ const WARP_S: f64 = 20.0;
 const FINISH_IN_CRAWL_MM: f64 = 100.0;
 const FINISH_IN_CRAWL_RAD: f64 = 0.5;
 
+/// How far along the path (s of it) past the row nearest the body the walk looks for a
+/// nearer one, row by row, to count how far the body got.
+const BODY_ALONG_REACH_S: f64 = 2.0;
+
 /// Close enough to the path's end to stop: mm, and radians.
 const ARRIVED_MM: f64 = 20.0;
 const ARRIVED_RAD: f64 = 0.09;
@@ -242,7 +246,8 @@ pub struct Walked {
     /// Each swing: the rows a paw is off the floor.
     pub steps: Vec<Lift>,
     /// The share of the path's own speed the crawl made while following it: its speed
-    /// over what the path asked, summed over the path's rows (1: all of it).
+    /// over what the path asked, summed over the path's rows (1: all of it), and no more
+    /// than the path up to where the body got, where it stopped short of the end.
     pub slowed: f64,
     /// Where the body went over the floor by the crawl's own reckoning: forward and left
     /// (mm, in the heading it started with) and the turn (radians).
@@ -357,6 +362,11 @@ impl Gait {
         // not cut across.
         let mut along = 0.0f64;
         let mut path_done: Option<usize> = None;
+        // The path's row nearest the body (never ahead of `along`), and whether the body
+        // got to the path's end: a walk cut short left the body behind the place it
+        // headed for.
+        let mut body_along = 0usize;
+        let mut reached = false;
         let mut catching_up: Option<f64> = None;
         let path_end = path.len().saturating_sub(1) as f64;
         // The row by which the path is walked: at most [`WARP_S`] after the performer
@@ -385,6 +395,23 @@ impl Gait {
             // Unwrapped: a walk round twice turns twice, however far behind it falls.
             let off_heading = target.heading - here.heading;
             let arrived = off.length() < ARRIVED_MM && off_heading.abs() < ARRIVED_RAD;
+            reached |= arrived && path_done.is_some();
+            // How far the body is from the path's row `k`, as the stride (mm) that would
+            // take it there: a turn on the spot counts as much as a walk. The nearest row
+            // within reach ahead, so that a path that wanders back on itself does not hold
+            // the count back.
+            let nearer = |k: usize| {
+                self.paw_speed(
+                    onward.rotate(path[k].at - here.at),
+                    path[k].heading - here.heading,
+                )
+            };
+            let reach =
+                (body_along + (BODY_ALONG_REACH_S / row_s) as usize).min(along.floor() as usize);
+            body_along = (body_along..=reach)
+                .filter(|&k| k < path.len())
+                .min_by(|&a, &b| nearer(a).total_cmp(&nearer(b)))
+                .unwrap_or(body_along);
             // Stepping home and swaying back take a slow cycle and the sway.
             let homeward = homeward_rows(style.cycle_max_s, row_s);
             let in_time = until.is_none_or(|u| row + homeward < u);
@@ -543,6 +570,14 @@ impl Gait {
                 path_mm += self.path_pace(path, k, row_s);
                 k += 1.0;
             }
+        }
+        // The share is what the body made: a walk that hurried its target to the path's
+        // end by `until`, or gave up catching up, made only as far as the body got.
+        if !reached {
+            let body_mm: f64 = (0..body_along)
+                .map(|k| self.path_pace(path, k as f64, row_s))
+                .sum();
+            made_mm = made_mm.min(body_mm);
         }
         out.slowed = if path_mm > 0.0 {
             made_mm / path_mm
@@ -885,6 +920,36 @@ mod tests {
         let went = cut.travel.0.x / 200.0;
         assert!(went < 0.7, "{went}");
         assert!((cut.slowed - went).abs() < 0.1, "{} {went}", cut.slowed);
+    }
+
+    #[test]
+    fn a_walk_hurried_home_by_until_counts_only_as_far_as_the_body_got() {
+        let gait = Gait::of(&Profile::builtin("ERS-7").unwrap()).unwrap();
+        // 600 mm straight ahead in 3 s, far faster than the crawl goes, and home by 6 s:
+        // the place it heads for hurries to the path's end to make the deadline, and the
+        // body, left behind, stops short of it.
+        let row_s = 0.016;
+        let path = straight_ahead(600.0, 3.0, row_s);
+        let until = (6.0 / row_s) as usize;
+        let cut = gait.walk(&path, row_s, Some(until), None);
+        assert!(cut.legs.len() <= until, "{}", cut.legs.len());
+        let went = cut.travel.0.x / 600.0;
+        assert!(went < 0.6, "{went}");
+        assert!((cut.slowed - went).abs() < 0.1, "{} {went}", cut.slowed);
+        // Two turns on the spot in 3 s, home by 6 s: how far it turned, not where it
+        // stands (which is where it started).
+        let turns = 4.0 * std::f64::consts::PI;
+        let rows = (3.0 / row_s) as usize;
+        let spin: Vec<Place> = (0..=rows)
+            .map(|k| Place {
+                at: DVec2::ZERO,
+                heading: turns * k as f64 / rows as f64,
+            })
+            .collect();
+        let cut = gait.walk(&spin, row_s, Some(until), None);
+        let turned = cut.travel.1 / turns;
+        assert!(turned < 0.6, "{turned}");
+        assert!((cut.slowed - turned).abs() < 0.1, "{} {turned}", cut.slowed);
     }
 
     /// A trot that falls behind and finishes in the crawl: `model`'s, 300 mm straight

@@ -1123,6 +1123,13 @@ fn with_timing_fit_a_walk_at_the_end_is_home_by_the_end_of_the_take() {
         (0.2..kept_share - 0.2).contains(&fit_share),
         "fit {fit_share:.2}, kept {kept_share:.2}"
     );
+    // The share of the performer's speed the fitted walk says it made is where its body
+    // got, not where it headed: about the simulated path's share.
+    let fit_speed = fitted.plan.walks[0].gait.slowed;
+    assert!(
+        (fit_speed - fit_share).abs() < 0.2,
+        "said {fit_speed:.2} of the speed, went {fit_share:.2} of the way"
+    );
 
     // On the command line, the summary holds no pose after the take; without walks,
     // the build says there is nothing to fit.
