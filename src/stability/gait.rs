@@ -914,11 +914,21 @@ mod tests {
         // Home in the stand by 6 s: it stops following in time to step home, with most
         // of the path still ahead. The share it made is the share of the path it went,
         // by its own reckoning (the path is even).
-        let until = (6.0 / row_s) as usize;
-        let cut = gait.walk(&path, row_s, Some(until), None);
+        let cut = home_by(&gait, &path, row_s, 6.0);
+        says_it_went(&cut, cut.travel.0.x / 200.0, 0.7);
+    }
+
+    /// `path` walked by `gait` home in the stand by `until_s`, which it is.
+    fn home_by(gait: &Gait, path: &[Place], row_s: f64, until_s: f64) -> Walked {
+        let until = (until_s / row_s) as usize;
+        let cut = gait.walk(path, row_s, Some(until), None);
         assert!(cut.legs.len() <= until, "{}", cut.legs.len());
-        let went = cut.travel.0.x / 200.0;
-        assert!(went < 0.7, "{went}");
+        cut
+    }
+
+    /// A walk cut short, having gone `went` of the way (less than `most`), says so.
+    fn says_it_went(cut: &Walked, went: f64, most: f64) {
+        assert!(went < most, "{went}");
         assert!((cut.slowed - went).abs() < 0.1, "{} {went}", cut.slowed);
     }
 
@@ -930,12 +940,8 @@ mod tests {
         // body, left behind, stops short of it.
         let row_s = 0.016;
         let path = straight_ahead(600.0, 3.0, row_s);
-        let until = (6.0 / row_s) as usize;
-        let cut = gait.walk(&path, row_s, Some(until), None);
-        assert!(cut.legs.len() <= until, "{}", cut.legs.len());
-        let went = cut.travel.0.x / 600.0;
-        assert!(went < 0.6, "{went}");
-        assert!((cut.slowed - went).abs() < 0.1, "{} {went}", cut.slowed);
+        let cut = home_by(&gait, &path, row_s, 6.0);
+        says_it_went(&cut, cut.travel.0.x / 600.0, 0.6);
         // Two turns on the spot in 3 s, home by 6 s: how far it turned, not where it
         // stands (which is where it started).
         let turns = 4.0 * std::f64::consts::PI;
@@ -946,10 +952,8 @@ mod tests {
                 heading: turns * k as f64 / rows as f64,
             })
             .collect();
-        let cut = gait.walk(&spin, row_s, Some(until), None);
-        let turned = cut.travel.1 / turns;
-        assert!(turned < 0.6, "{turned}");
-        assert!((cut.slowed - turned).abs() < 0.1, "{} {turned}", cut.slowed);
+        let cut = home_by(&gait, &spin, row_s, 6.0);
+        says_it_went(&cut, cut.travel.1 / turns, 0.6);
     }
 
     /// A trot that falls behind and finishes in the crawl: `model`'s, 300 mm straight
