@@ -933,6 +933,20 @@ mod tests {
     }
 
     #[test]
+    fn a_walk_along_no_path_or_one_place_ends_in_the_stand() {
+        let gait = Gait::of(&Profile::builtin("ERS-7").unwrap()).unwrap();
+        let one = [Place::default()];
+        for path in [&[][..], &one[..]] {
+            for until in [None, Some(0), Some(3)] {
+                let walked = gait.walk(path, 0.016, until, None);
+                assert!(walked.slowed.is_finite(), "{}", walked.slowed);
+                assert!(walked.steps.len() <= 4, "{}", walked.steps.len());
+                assert!(walked.travel.0.length() < 1.0, "{:?}", walked.travel);
+            }
+        }
+    }
+
+    #[test]
     fn a_walk_hurried_home_by_until_counts_only_as_far_as_the_body_got() {
         let gait = Gait::of(&Profile::builtin("ERS-7").unwrap()).unwrap();
         // 600 mm straight ahead in 3 s, far faster than the crawl goes, and home by 6 s:
