@@ -397,9 +397,9 @@ impl Gait {
             let arrived = off.length() < ARRIVED_MM && off_heading.abs() < ARRIVED_RAD;
             reached |= arrived && path_done.is_some();
             // How far the body is from the path's row `k`, as the stride (mm) that would
-            // take it there: a turn on the spot counts as much as a walk. The nearest row
-            // within reach ahead, so that a path that wanders back on itself does not hold
-            // the count back.
+            // take it there: a turn on the spot counts as much as a walk. The nearest of
+            // the rows up to `BODY_ALONG_REACH_S` past the last: on past a place where the
+            // path doubles back, never leaping to where a loop comes by again.
             let nearer = |k: usize| {
                 self.paw_speed(
                     onward.rotate(path[k].at - here.at),
