@@ -362,10 +362,10 @@ impl Gait {
         // not cut across.
         let mut along = 0.0f64;
         let mut path_done: Option<usize> = None;
-        // The path's row nearest the body (never ahead of `along`), and whether the body
-        // got to the path's end: a walk cut short left the body behind the place it
-        // headed for.
-        let mut body_along = 0usize;
+        // Where the body was on each row while it followed, with how far along the path
+        // the place it headed for was; and whether it got to the path's end. A walk cut
+        // short left the body behind that place (see `Gait::body_along`).
+        let mut followed: Vec<(Place, usize)> = Vec::new();
         let mut reached = false;
         let mut catching_up: Option<f64> = None;
         let path_end = path.len().saturating_sub(1) as f64;
@@ -396,22 +396,9 @@ impl Gait {
             let off_heading = target.heading - here.heading;
             let arrived = off.length() < ARRIVED_MM && off_heading.abs() < ARRIVED_RAD;
             reached |= arrived && path_done.is_some();
-            // How far the body is from the path's row `k`, as the stride (mm) that would
-            // take it there: a turn on the spot counts as much as a walk. The nearest of
-            // the rows up to `BODY_ALONG_REACH_S` past the last: on past a place where the
-            // path doubles back, never leaping to where a loop comes by again.
-            let nearer = |k: usize| {
-                self.paw_speed(
-                    onward.rotate(path[k].at - here.at),
-                    path[k].heading - here.heading,
-                )
-            };
-            let reach =
-                (body_along + (BODY_ALONG_REACH_S / row_s) as usize).min(along.floor() as usize);
-            body_along = (body_along..=reach)
-                .filter(|&k| k < path.len())
-                .min_by(|&a, &b| nearer(a).total_cmp(&nearer(b)))
-                .unwrap_or(body_along);
+            if !reached {
+                followed.push((here, along.floor() as usize));
+            }
             // Stepping home and swaying back take a slow cycle and the sway.
             let homeward = homeward_rows(style.cycle_max_s, row_s);
             let in_time = until.is_none_or(|u| row + homeward < u);
@@ -574,6 +561,7 @@ impl Gait {
         // The share is what the body made: a walk that hurried its target to the path's
         // end by `until`, or gave up catching up, made only as far as the body got.
         if !reached {
+            let body_along = self.body_along(path, &followed, row_s);
             let body_mm: f64 = (0..body_along)
                 .map(|k| self.path_pace(path, k as f64, row_s))
                 .sum();
@@ -585,6 +573,32 @@ impl Gait {
             1.0
         };
         out
+    }
+}
+
+impl Gait {
+    /// The path's row nearest where the body got, from where it was on each row it
+    /// `followed` the path (with the row the place it headed for was on, which it never
+    /// passes). Nearness is the stride (mm) that would take the body to a row, so that a
+    /// turn on the spot counts as much as a walk; row by row, the nearest of the rows up
+    /// to [`BODY_ALONG_REACH_S`] past the last: on past a place where the path doubles
+    /// back, never leaping to where a loop comes by again.
+    fn body_along(&self, path: &[Place], followed: &[(Place, usize)], row_s: f64) -> usize {
+        if path.is_empty() {
+            return 0;
+        }
+        let ahead = (BODY_ALONG_REACH_S / row_s) as usize;
+        followed.iter().fold(0, |last, &(here, headed)| {
+            let onward = DVec2::from_angle(-here.heading);
+            let reach = (last + ahead).min(headed).min(path.len() - 1);
+            (last..=reach)
+                .map(|k| {
+                    let off = onward.rotate(path[k].at - here.at);
+                    (k, self.paw_speed(off, path[k].heading - here.heading))
+                })
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map_or(last, |(k, _)| k)
+        })
     }
 }
 
