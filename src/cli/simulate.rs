@@ -25,7 +25,8 @@ use std::time::{Duration, Instant};
 /// the body tips more than 45° from the attitude the motion means (the static test's: where
 /// it stands on its paws, or on a sit's rump or a sleep's elbows and belly), when the head
 /// strikes the floor, or when it leans over more than 15° onto anything else (an elbow or
-/// knee, the chest, a flank) for longer than 100 ms. The last pose is held half a second
+/// knee, the chest, a flank) for longer than 100 ms; where that part carries the robot,
+/// 15° from the body attitude the file carries. The last pose is held half a second
 /// more, as a robot holds it. Exit status 1 when it falls (as `check` exits for a finding),
 /// 0 when it stays up.
 #[derive(Debug, clap::Args)]

@@ -883,6 +883,56 @@ fn a_sit_that_leaves_the_body_attitude_out_ends_tipping_in_every_judge() {
 }
 
 #[test]
+#[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
+fn a_crouch_that_comes_down_on_an_elbow_tips_and_falls_in_every_judge() {
+    // test_mocapbank built limb for limb for the ERS-210: at 5 s the performer crouches
+    // and the robot comes down on its left elbow with its front paws off the floor. The
+    // static test has it turn 17–28° from the attitude the file carries to rest there:
+    // a tip. The simulated robot leans that far onto the elbow too, which then carries
+    // up to 40% of its weight; but within 15° of where the static test's tip began, so
+    // the simulation called it a forearm settling and said it stayed up.
+    let dir = tempfile::tempdir().unwrap();
+    let take = common::shared("mocap-samples").join("bvh/bvh-python__test_mocapbank.bvh");
+    let file = dir.path().join("crouch.mtn");
+    let (take, written) = (take.to_str().unwrap(), file.to_str().unwrap());
+    let out = common::run(&[
+        "build",
+        take,
+        "--profile",
+        "ERS-210",
+        "--balance",
+        "off",
+        "-o",
+        written,
+    ]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let out = common::run(&["check", "--balance", "--json", written]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    let faults = common::fault_spans(&json);
+    assert_eq!(faults.len(), 1, "{json}");
+    let resting_on = faults[0]["resting_on"].as_array().unwrap();
+    assert!(resting_on.contains(&"lf elbow".into()), "{}", faults[0]);
+    let (start, end) = (
+        faults[0]["start_ms"].as_f64().unwrap(),
+        faults[0]["end_ms"].as_f64().unwrap(),
+    );
+    // The simulation falls onto the elbow within the static test's span.
+    let fall = &json["balance"]["simulation"]["fall"];
+    assert_eq!(fall["onto"], "elbow or knee", "{json}");
+    let at = fall["at_ms"].as_f64().unwrap();
+    assert!(
+        (start..end).contains(&at),
+        "{at} ms, the tip {start}–{end} ms"
+    );
+    let sim = common::run(&["simulate", written]);
+    assert_eq!(sim.status.code(), Some(1), "{}", common::stdout(&sim));
+    // And the joint server, streamed the file's attitude, from the stand it starts in.
+    let log = common::played_on_the_physics_server(&file, "ERS-210");
+    assert!(log.contains("physics: the robot fell"), "{log}");
+}
+
+#[test]
 fn a_robot_that_sits_is_eased_up_into_a_standing_motion_without_a_fall() {
     // The robot sits; the motion stands, level. The stream eases it up first. Its body
     // attitude goes from the sit's pitch to the stand's along the way: carried level
