@@ -790,8 +790,8 @@ impl Robot {
                     } else {
                         // The meant attitude of a frame that tips is where it stood on
                         // the support it tipped from, partway over: resting on an elbow
-                        // there is the tip itself (test_mocapbank on the ERS-210, 17°
-                        // from the attitude it carries, 11° from that).
+                        // there is the tip itself (test_mocapbank on the ERS-210, 15–19°
+                        // from the attitude it carries, 9–13° from that).
                         lean > LEAN_DEG || (from_carried > LEAN_DEG && self.carried_by(*p))
                     }
             })
