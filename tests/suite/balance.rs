@@ -763,6 +763,67 @@ fn any_body_attitude_a_stream_may_carry_is_judged_without_panic() {
 }
 
 #[test]
+fn an_elbow_that_carries_the_robot_counts_from_the_attitude_the_motion_carries() {
+    // The ERS-7 lying in Sony's sleep, and lying so with its forelegs folded under it.
+    // Judged as a robot meant to stand on its paws, a part that carries it is a lean onto
+    // it once the body is more than 15° from the attitude the motion carries, as the
+    // static test has it, even where the meant attitude is where the body is (a frame
+    // that tips means where it stood, partway over). A part that only grazes the floor
+    // is not; and the sleep's own rests are not, judged as the sleep.
+    use aibo_motion::robot::geometry::HullPart;
+    use aibo_motion::stability::body::{Part, Parts, Resting};
+    use aibo_motion::stability::physics::{Meant, Robot, SERVO_TORQUE_NM};
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let sleep = &profile.postures["sleep"];
+    let lying = glam::DQuat::from_axis_angle(glam::DVec3::NEG_Y, sleep.body_pitch);
+    let at = |name: &str| profile.joints.iter().position(|j| j.name == name).unwrap();
+    let lain = |joints: &[f64]| {
+        let mut robot = Robot::new(&profile, joints, lying, SERVO_TORQUE_NM).unwrap();
+        robot.hold(0.5);
+        let paws_up = robot.paws().filter(|(_, _, down)| !down).count();
+        (robot, paws_up)
+    };
+    let standing = Resting {
+        pitch: 0.0,
+        rests: Parts::PAWS,
+    };
+    let asleep = Resting {
+        pitch: sleep.body_pitch,
+        rests: Parts::PAWS
+            .with(Part::Knee)
+            .with(Part::Body(HullPart::Belly))
+            .seated(),
+    };
+    // Meant where the body is, carried `off` degrees from it.
+    let meant = |robot: &Robot, off: f64, posture: Resting| Meant {
+        attitude: robot.attitude(),
+        carried: glam::DQuat::from_axis_angle(glam::DVec3::Y, off.to_radians()) * robot.attitude(),
+        posture,
+    };
+
+    // Sony's sleep: the paws carry this model; its elbows and belly graze the floor.
+    let (grazing, paws_up) = lain(&sleep.joints);
+    assert_eq!(paws_up, 0);
+    assert!(grazing.touching_parts().contains(&Part::Knee));
+    assert_eq!(grazing.fall(&meant(&grazing, 20.0, standing)), None);
+
+    // The forelegs folded under it: the front paws are up, the elbows carry it.
+    let mut folded = sleep.joints.clone();
+    for leg in ["lf", "rf"] {
+        folded[at(&format!("{leg}_j3"))] = 122f64.to_radians();
+    }
+    let (resting, paws_up) = lain(&folded);
+    assert_eq!(paws_up, 2);
+    assert_eq!(resting.fall(&meant(&resting, 0.0, standing)), None);
+    assert_eq!(resting.fall(&meant(&resting, 12.0, standing)), None);
+    let fallen = resting
+        .fall(&meant(&resting, 20.0, standing))
+        .expect("20° from the carried attitude onto the elbows that carry it");
+    assert_eq!(fallen.onto, Some(Part::Knee), "{fallen:?}");
+    assert_eq!(resting.fall(&meant(&resting, 20.0, asleep)), None);
+}
+
+#[test]
 fn a_fall_after_the_motion_is_said_to_be_in_the_held_last_pose() {
     use aibo_motion::stability::physics::{Fall, Report};
     let report = |at_ms| Report {
