@@ -590,7 +590,8 @@ fn tail_needed(plan: &Plan, blend: usize, landing_at_most: usize) -> usize {
 }
 
 /// A felt way's [`PathFigures::miss`] that follows the performer well enough not to
-/// feel another: one acceptance bound's worth (20° of heading, 30% of distance, or a
+/// feel the upright trot as well (the crawl and the crouched trot are both felt where a
+/// trot is tried): one acceptance bound's worth (20° of heading, 30% of distance, or a
 /// leg length from their end).
 #[cfg(feature = "physics")]
 const FOLLOWED: f64 = 1.0;
