@@ -44,6 +44,9 @@ pub const FALL_TILT_DEG: f64 = 45.0;
 /// less, it grazes the floor (a contact the solver keeps a hair away carries nothing).
 const CARRIES_SHARE: f64 = 0.02;
 
+/// The floor's pull, m/s²: the world's gravity, and what a robot's weight is.
+const GRAVITY_M_S2: f64 = 9.81;
+
 /// The solver's substeps per 8 ms frame (0.5 ms each). One world step per frame with
 /// its own substeps finds the contacts once per frame rather than at every substep: the
 /// same verdict on every Sony sample and on every shared take built for every model with
@@ -401,7 +404,7 @@ impl Robot {
         };
 
         let mut world = PhysicsWorld::new();
-        world.gravity = Vector::new(0.0, 0.0, -9.81);
+        world.gravity = Vector::new(0.0, 0.0, -GRAVITY_M_S2 as f32);
         world.integration_parameters.dt = DENSE_FRAME_MS as f32 / 1000.0;
         let (substeps, iterations) = solver.steps();
         world.integration_parameters.num_solver_iterations = substeps;
@@ -688,7 +691,7 @@ impl Robot {
     /// Whether a part of kind `part` carries the robot: the floor pushes on it with more
     /// than [`CARRIES_SHARE`] of the robot's weight.
     fn carried_by(&self, part: body::Part) -> bool {
-        let weight = self.statics.total_kg * 9.81;
+        let weight = self.statics.total_kg * GRAVITY_M_S2;
         self.parts_touching
             .iter()
             .any(|(p, c)| *p == part && self.load(*c) > CARRIES_SHARE * weight)
