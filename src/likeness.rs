@@ -117,6 +117,47 @@ pub fn likeness(
     source_start_ms: u64,
     walking: &[(f64, f64)],
 ) -> Option<Likeness> {
+    likeness_of(
+        tracks,
+        profile,
+        walking,
+        played(motion, source_start_ms, tracks),
+    )
+}
+
+/// The joint angles (radians, profile order) `motion` holds at each of `tracks`' frames
+/// in turn, its first frame playing `source_start_ms` into the motion: the dense frame
+/// due at the frame's time (the last one past the motion's end; `None` for a motion
+/// with no frames). Call it for frames 0, 1, 2, … in order.
+pub fn played<'a>(
+    motion: &'a Motion,
+    source_start_ms: u64,
+    tracks: &'a Tracks,
+) -> impl FnMut(usize) -> Option<Vec<f64>> + 'a {
+    let mut playback = dense_frames(motion).peekable();
+    let ms_per_dense = crate::mtn::DENSE_FRAME_MS as f64;
+    move |f| {
+        let t_ms = source_start_ms as f64 + f as f64 * tracks.frame_time * 1000.0;
+        let index = (t_ms / ms_per_dense).round() as u64;
+        let mut due = None;
+        while let Some(frame) = playback.next_if(|d| d.index <= index) {
+            due = Some(frame);
+        }
+        let due = due.or_else(|| playback.peek().cloned())?;
+        Some(due.joints.iter().map(|&u| urad_to_rad(u)).collect())
+    }
+}
+
+/// How much the robot's poses look like the performance: `pose(f)` gives the joint
+/// angles (radians, profile order) the robot holds at the tracks' frame `f`, called for
+/// each frame in order (`None`: the robot's motion has ended, and the comparison with
+/// it). See [`likeness`].
+pub fn likeness_of(
+    tracks: &Tracks,
+    profile: &Profile,
+    walking: &[(f64, f64)],
+    mut pose: impl FnMut(usize) -> Option<Vec<f64>>,
+) -> Option<Likeness> {
     let skeleton = Skeleton::of(profile).ok()?;
     let bone = |name: &str| skeleton.bones.iter().position(|b| b.name == name);
     let performer = &tracks.performer;
@@ -138,20 +179,10 @@ pub fn likeness(
     let mut limb_angles: Vec<Vec<f64>> = vec![Vec::new(); pairs.len() * 2];
     let mut head_angles = Vec::new();
     let mut walking_frames = 0usize;
-    let mut playback = dense_frames(motion).peekable();
-    let ms_per_dense = crate::mtn::DENSE_FRAME_MS as f64;
     for f in 0..tracks.frames {
-        let t_ms = source_start_ms as f64 + f as f64 * tracks.frame_time * 1000.0;
-        let index = (t_ms / ms_per_dense).round() as u64;
-        // The dense frame due at the source frame's time (the last one past the end).
-        let mut due = None;
-        while let Some(frame) = playback.next_if(|d| d.index <= index) {
-            due = Some(frame);
-        }
-        let Some(due) = due.or_else(|| playback.peek().cloned()) else {
+        let Some(angles) = pose(f) else {
             break;
         };
-        let angles: Vec<f64> = due.joints.iter().map(|&u| urad_to_rad(u)).collect();
         let pose = skeleton.pose(&angles, [0.0; 3]);
         let p = &pose.positions;
         let t_s = f as f64 * tracks.frame_time;
