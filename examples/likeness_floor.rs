@@ -37,6 +37,7 @@ use aibo_motion::robot::profile::Profile;
 use aibo_motion::robot::skeleton::Skeleton;
 use aibo_motion::source::{self, ReadOptions};
 use aibo_motion::stability::body::Body;
+use aibo_motion::stability::support::convex_hull;
 use glam::{DVec2, DVec3};
 use std::path::PathBuf;
 
@@ -52,16 +53,13 @@ fn main() {
         eprintln!("usage: likeness_floor TAKE PROFILE [--asf ASF] [--margin MM]");
         std::process::exit(2);
     };
-    let asf = args
-        .iter()
-        .position(|a| a == "--asf")
-        .and_then(|i| args.get(i + 1))
-        .map(PathBuf::from);
-    let margin = args
-        .iter()
-        .position(|a| a == "--margin")
-        .and_then(|i| args.get(i + 1))
-        .map_or(MARGIN_MM, |m| m.parse().expect("--margin MM"));
+    let option = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+    };
+    let asf = option("--asf").map(PathBuf::from);
+    let margin = option("--margin").map_or(MARGIN_MM, |m| m.parse().expect("--margin MM"));
     let take = PathBuf::from(take);
     let data = std::fs::read(&take).expect("readable take");
     let clip = source::read(&take, &data, &ReadOptions { asf, fps: None }).expect("readable take");
@@ -100,6 +98,15 @@ fn main() {
         .collect();
     let plan = &kept.plan;
     let lead = plan.padding.lead as f64;
+    // The paws the plan has down at each frame (by `LegId::ALL` index).
+    let downs: Vec<Vec<usize>> = (0..without.len())
+        .map(|f| {
+            let row = (f as f64 * built.tracks.frame_time / plan.row_s + lead).round() as usize;
+            (0..4)
+                .filter(|&p| row >= plan.rows || plan.down(row, p))
+                .collect()
+        })
+        .collect();
     // Whether a paw is up on each frame the limbs are compared on.
     let mut raised_frames = vec![None; without.len()];
     let mut unreached = 0usize;
@@ -108,10 +115,7 @@ fn main() {
         .enumerate()
         .map(|(f, angles)| {
             let t_s = f as f64 * built.tracks.frame_time;
-            let row = (t_s / plan.row_s + lead).round() as usize;
-            let down: Vec<usize> = (0..4)
-                .filter(|&p| row >= plan.rows || plan.down(row, p))
-                .collect();
+            let down = downs[f].clone();
             if walking.iter().any(|&(a, b)| t_s >= a && t_s <= b) {
                 return angles.clone();
             }
@@ -222,12 +226,10 @@ fn main() {
         if raised_frames[f].is_none() || staged.get(f) == Some(angles) {
             continue;
         }
-        let t_s = f as f64 * built.tracks.frame_time;
-        let row = (t_s / plan.row_s + lead).round() as usize;
         let stance = body.stance(angles, [0.0; 3]);
-        let on_plan = LegId::ALL.iter().enumerate().all(|(p, id)| {
-            !(row >= plan.rows || plan.down(row, p)) || stance.stands_on_paw(id.prefix())
-        });
+        let on_plan = downs[f]
+            .iter()
+            .all(|&p| stance.stands_on_paw(LegId::ALL[p].prefix()));
         judged += 1;
         if stance.tips || stance.margin_mm < margin - 1.0 || !on_plan {
             unmet += 1;
@@ -239,7 +241,7 @@ fn main() {
     let at_floor = likeness_of(&built.tracks, &profile, &walking, |f| floor.get(f).cloned())
         .expect("a likeness");
     println!(
-        "{} {}: overall median without the stage {:.1}°, with it {:.1}°, floor {:.1}° (rise {:+.1}° against {:+.1}°); a paw up on {:.0}% of the frames compared; the stage's pose where the floor's could not be reached: {:.0}%; the static test finds {} of the floor's {} poses off their paws or short of the margin",
+        "{} {}: overall median without the stage {:.1}°, with it {:.1}°, yardstick {:.1}° (rise {:+.1}° against {:+.1}°); a paw up on {:.0}% of the frames compared; the stage's pose where the yardstick's could not be found: {:.0}%; the static test finds {} of the yardstick's {} poses off their paws or short of the margin",
         take.file_name().unwrap_or_default().to_string_lossy(),
         model,
         before.overall.median_deg,
@@ -258,7 +260,7 @@ fn main() {
 /// The point nearest `c` at least `margin` inside the convex polygon of `points`; `None`
 /// when the polygon is too small to have one.
 fn nearest_inside(points: &[DVec2], c: DVec2, margin: f64) -> Option<DVec2> {
-    let hull = hull(points);
+    let hull = convex_hull(points);
     if hull.len() < 3 {
         return None;
     }
@@ -291,29 +293,6 @@ fn nearest_inside(points: &[DVec2], c: DVec2, margin: f64) -> Option<DVec2> {
         .into_iter()
         .filter(|&p| inside(p))
         .min_by(|a, b| a.distance(c).total_cmp(&b.distance(c)))
-}
-
-/// The convex hull of `points`, counter-clockwise.
-fn hull(points: &[DVec2]) -> Vec<DVec2> {
-    let mut p = points.to_vec();
-    p.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
-    let mut h: Vec<DVec2> = Vec::new();
-    for pass in 0..2 {
-        let start = h.len();
-        for &q in p.iter() {
-            while h.len() >= start + 2
-                && (h[h.len() - 1] - h[h.len() - 2]).perp_dot(q - h[h.len() - 2]) <= 0.0
-            {
-                h.pop();
-            }
-            h.push(q);
-        }
-        h.pop();
-        if pass == 0 {
-            p.reverse();
-        }
-    }
-    h
 }
 
 /// The angles with the `moved` paws slid from where `placed` has them by `shift`, and the

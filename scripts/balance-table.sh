@@ -5,16 +5,19 @@
 # over 100 ms, FALLS where only its simulation falls), the simulation's (`simulate`, at
 # the default torque and, after, at 80% of it), `check`'s limit and speed findings,
 # the overall likeness median (with how long the limbs were compared, where the robot
-# walks), the paws the balance stage raised or held down, and the
+# walks), the likeness of examples/likeness_floor's yardstick (the least change of the
+# support legs that stands each frame on the stage's planned paws, paws free to slide;
+# default builds only), the paws the balance stage raised or held down, and the
 # proof's repairs. Then Sony's own motions through the same judges.
 #
 #   [BUILD_ARGS="--timing wait"] scripts/balance-table.sh [MODEL...]   (default: ERS-7 ERS-210 ERS-220; needs ../shared)
 default_models=(ERS-7 ERS-210 ERS-220)
 source "$(dirname "$0")/table-setup.sh"
+cargo build -q --release --example likeness_floor
 shared=../shared
 
 python3 - "$shared" "$out" "${models[@]}" <<'PY'
-import glob, json, os, sys
+import glob, json, os, re, subprocess, sys
 
 sys.path.insert(0, "scripts")
 from tables import EXTRA_BUILD_ARGS as extra, SERVO_TORQUE_NM as torque, full_body_takes, run
@@ -34,6 +37,16 @@ def judged(mtn):
     sim = lambda t: {0: "up", 1: "FALLS"}.get(run("simulate", mtn, "--torque", str(t))[0], "error")
     return static, sim(torque), sim(0.8 * torque), len(report["violations"])
 
+def yardstick(source, model):
+    """examples/likeness_floor's overall likeness median for the default build, or None
+    (the build has other options, or the example says nothing)."""
+    if extra:
+        return None
+    p = subprocess.run(["target/release/examples/likeness_floor", source[0], model, *source[1:]],
+                       capture_output=True, text=True)
+    found = re.search(r"yardstick ([\d.]+)°", p.stdout)
+    return float(found.group(1)) if found else None
+
 takes = full_body_takes(shared)
 
 # Whether `check --balance` and `simulate` agree on each motion: both pass or both fail.
@@ -43,15 +56,15 @@ def agreeing(check, sim):
     motions += 1
     agree += (check == "ok") == (sim == "up")
 
-print("| take | model | before: check / sim | after: check / sim / sim 80% | limits after | likeness before → after | paws raised (s) | held down (s) | repairs |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("| take | model | before: check / sim | after: check / sim / sim 80% | limits after | likeness before → after | yardstick | paws raised (s) | held down (s) | repairs |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for model in models:
     for name, source in takes:
         off, on = f"{out}/off.mtn", f"{out}/on.mtn"
         run("-q", "build", *source, "--profile", model, "--balance", "off", "-o", off)
         code, text = run("-q", "build", *source, "--profile", model, "-o", on, "--json", *extra)
         if code not in (0, 1) or not text:
-            print(f"| {name} | {model} | build failed | | | | | | |")
+            print(f"| {name} | {model} | build failed | | | | | | | |")
             continue
         built = json.loads(text)  # one input: the summary itself
         stage = built.get("balance_stage") or {}
@@ -69,8 +82,10 @@ for model in models:
         paws = stage.get("paws", [])
         raised = ", ".join(f"{p['paw']} {p['raised_s']:.1f}" for p in paws if p["raised_s"] > 0) or "-"
         held = ", ".join(f"{p['paw']} {p['held_down_s']:.1f}" for p in paws if p["held_down_s"] > 0) or "-"
+        floor = yardstick(source, model)
+        floor = "-" if floor is None else f"{floor:.1f}°"
         print(f"| {name} | {model} | {before[0]} / {before[1]} | {after[0]} / {after[1]} / {after[2]} "
-              f"| {after[3]} | {like_off:.1f}° → {like_on:.1f}°{compared} | {raised} | {held} | {stage.get('repairs', '-')} |")
+              f"| {after[3]} | {like_off:.1f}° → {like_on:.1f}°{compared} | {floor} | {raised} | {held} | {stage.get('repairs', '-')} |")
         sys.stdout.flush()
 
 print()
