@@ -24,11 +24,11 @@
 //! step, dwell or speed limit, and the margin is the judges' 10 mm, not the stage's wider
 //! one (`--margin` to ask for it). What it does not search (other ways of moving the
 //! legs, a body that tilts) could be better still. So a rise it prints above 3° says the
-//! plan's contacts cost that much even with sliding paws, and a stage far above it pays
-//! mostly for keeping its paws on their spots.
+//! plan's contacts cost that much even with sliding paws, as far as this search finds,
+//! and a stage far above it pays mostly for keeping its paws on their spots.
 //!
 //! `cargo run --release --example likeness_floor -- TAKE PROFILE [--asf ASF] [--margin MM]`
-//! prints the overall median likeness without the stage, with it, and at this floor.
+//! prints the overall median likeness without the stage, with it, and at the yardstick.
 
 use aibo_motion::likeness::{likeness_of, played};
 use aibo_motion::pipeline::{self, BuildOptions};
