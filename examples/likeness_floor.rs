@@ -59,12 +59,21 @@ fn main() {
             .and_then(|i| args.get(i + 1))
     };
     let asf = option("--asf").map(PathBuf::from);
-    let margin = option("--margin").map_or(MARGIN_MM, |m| m.parse().expect("--margin MM"));
+    let margin = option("--margin").map_or(MARGIN_MM, |m| {
+        m.parse()
+            .unwrap_or_else(|_| fail(format!("--margin {m}: not a number of mm")))
+    });
     let take = PathBuf::from(take);
-    let data = std::fs::read(&take).expect("readable take");
-    let clip = source::read(&take, &data, &ReadOptions { asf, fps: None }).expect("readable take");
-    let profile = Profile::builtin(model).expect("a built-in profile");
-    let built = pipeline::build(&clip, &profile, &BuildOptions::default()).expect("a build");
+    let data = std::fs::read(&take).unwrap_or_else(|e| fail(format!("{}: {e}", take.display())));
+    let clip = source::read(&take, &data, &ReadOptions { asf, fps: None })
+        .unwrap_or_else(|e| fail(e.to_string()));
+    let profile = Profile::builtin(model).unwrap_or_else(|| {
+        fail(format!(
+            "{model}: not a built-in profile (ERS-7, ERS-210, ERS-220)"
+        ))
+    });
+    let built = pipeline::build(&clip, &profile, &BuildOptions::default())
+        .unwrap_or_else(|e| fail(format!("{}: cannot build: {e}", take.display())));
     let kept = built.balance.as_ref().expect("the stage ran");
     let walking = built.walking_s();
     let skeleton = Skeleton::of(&profile).expect("a skeleton");
@@ -84,6 +93,8 @@ fn main() {
             .collect()
     };
     let (paw_bone, hip_bone) = (bone("paw"), bone("j1"));
+    // The static test's names for the paws' contact points.
+    let paw_names = LegId::ALL.map(|id| format!("{} paw", id.prefix()));
     // Both motions at each performance frame, as the likeness reads them.
     let frames = built.tracks.frames;
     let without: Vec<Vec<f64>> = (0..frames)
@@ -107,20 +118,20 @@ fn main() {
                 .collect()
         })
         .collect();
-    // Whether a paw is up on each frame the limbs are compared on.
-    let mut raised_frames = vec![None; without.len()];
+    // The frames the limbs are compared on (not walking), as the likeness has them.
+    let compared: Vec<bool> = (0..without.len())
+        .map(|f| {
+            let t_s = f as f64 * built.tracks.frame_time;
+            !walking.iter().any(|&(a, b)| t_s >= a && t_s <= b)
+        })
+        .collect();
     let mut unreached = 0usize;
     let floor: Vec<Vec<f64>> = without
         .iter()
         .enumerate()
         .map(|(f, angles)| {
-            let t_s = f as f64 * built.tracks.frame_time;
-            let down = downs[f].clone();
-            if walking.iter().any(|&(a, b)| t_s >= a && t_s <= b) {
-                return angles.clone();
-            }
-            raised_frames[f] = Some(down.len() < 4);
-            if down.len() < 3 {
+            let down = &downs[f];
+            if !compared[f] || down.len() < 3 {
                 return angles.clone();
             }
             let pose = skeleton.pose(angles, [0.0; 3]);
@@ -161,7 +172,6 @@ fn main() {
                     .iter()
                     .map(|(_, p)| p.z)
                     .fold(f64::INFINITY, f64::min);
-                let paw = |p: usize| format!("{} paw", LegId::ALL[p].prefix());
                 let on_floor = |name: &str| {
                     points
                         .iter()
@@ -169,49 +179,47 @@ fn main() {
                 };
                 let support: Vec<DVec2> = points
                     .iter()
-                    .filter(|(n, _)| down.iter().any(|&p| *n == paw(p)))
+                    .filter(|(n, _)| down.iter().any(|&p| *n == paw_names[p]))
                     .map(|(_, q)| q.truncate())
                     .collect();
                 let clear = points
                     .iter()
                     .all(|(n, q)| n.ends_with(" paw") || q.z > lowest + TOUCH_MM);
                 clear
-                    && down.iter().all(|&p| on_floor(&paw(p)))
+                    && down.iter().all(|&p| on_floor(&paw_names[p]))
                     && nearest_inside(&support, com.truncate(), margin - 0.5)
                         == Some(com.truncate())
             };
-            // None of the support paws slid, or any of them together, in any of 24
-            // directions, by the least distance (2 mm steps, up to 100 mm) that stands the
-            // pose on them with the margin, their legs reaching.
-            let ways: Vec<Vec<usize>> = (0..1usize << down.len())
-                .map(|mask| {
-                    (0..down.len())
-                        .filter(|k| mask & (1 << k) != 0)
-                        .map(|k| down[k])
-                        .collect()
-                })
-                .collect();
-            let best = ways
-                .iter()
-                .flat_map(|moved| {
-                    (0..24).filter_map(|d| {
-                        let towards = DVec2::from_angle(d as f64 * std::f64::consts::TAU / 24.0);
-                        (0..=50).find_map(|k| {
-                            let shift = towards * (2 * k) as f64;
-                            slid(
-                                &legs,
-                                angles,
-                                &placed,
-                                (&down, moved, &lowered),
-                                com,
-                                margin,
-                                shift,
-                            )
-                            .filter(|out| balanced(out, &down))
-                        })
+            // The pose as it is (any held paw lowered), where that stands; else one or
+            // several support paws slid together, in any of 24 directions, by the least
+            // distance (2 mm steps, up to 100 mm) that stands it, their legs reaching.
+            let unslid = (&down[..], &[][..], &lowered[..]);
+            let as_it_is = slid(&legs, angles, &placed, unslid, com, margin, DVec2::ZERO)
+                .filter(|out| balanced(out, down));
+            let best = as_it_is.or_else(|| {
+                (1..1usize << down.len())
+                    .map(|mask| -> Vec<usize> {
+                        (0..down.len())
+                            .filter(|k| mask & (1 << k) != 0)
+                            .map(|k| down[k])
+                            .collect()
                     })
-                })
-                .min_by(|a, b| changed(angles, a).total_cmp(&changed(angles, b)));
+                    .flat_map(|moved| {
+                        (0..24)
+                            .filter_map(|d| {
+                                let towards =
+                                    DVec2::from_angle(d as f64 * std::f64::consts::TAU / 24.0);
+                                (1..=50).find_map(|k| {
+                                    let ways = (&down[..], &moved[..], &lowered[..]);
+                                    let shift = towards * (2 * k) as f64;
+                                    slid(&legs, angles, &placed, ways, com, margin, shift)
+                                        .filter(|out| balanced(out, down))
+                                })
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                    .min_by(|a, b| changed(angles, a).total_cmp(&changed(angles, b)))
+            });
             best.unwrap_or_else(|| {
                 unreached += 1;
                 staged.get(f).cloned().unwrap_or_else(|| angles.clone())
@@ -223,7 +231,7 @@ fn main() {
     // the plan has down, with the margin.
     let (mut judged, mut unmet) = (0usize, 0usize);
     for (f, angles) in floor.iter().enumerate() {
-        if raised_frames[f].is_none() || staged.get(f) == Some(angles) {
+        if !compared[f] || staged.get(f) == Some(angles) {
             continue;
         }
         let stance = body.stance(angles, [0.0; 3]);
@@ -235,7 +243,10 @@ fn main() {
             unmet += 1;
         }
     }
-    let compared = raised_frames.iter().flatten().count();
+    let raised = (0..floor.len())
+        .filter(|&f| compared[f] && downs[f].len() < 4)
+        .count();
+    let compared = compared.iter().filter(|&&c| c).count();
     let stage = built.likeness(&profile).expect("a likeness");
     let before = built.likeness_without(&profile).expect("a likeness");
     let at_floor = likeness_of(&built.tracks, &profile, &walking, |f| floor.get(f).cloned())
@@ -249,12 +260,17 @@ fn main() {
         at_floor.overall.median_deg,
         at_floor.overall.median_deg - before.overall.median_deg,
         stage.overall.median_deg - before.overall.median_deg,
-        100.0 * raised_frames.iter().filter(|&&r| r == Some(true)).count() as f64
-            / compared.max(1) as f64,
+        100.0 * raised as f64 / compared.max(1) as f64,
         100.0 * unreached as f64 / compared.max(1) as f64,
         unmet,
         judged,
     );
+}
+
+/// Says why it cannot measure, and stops.
+fn fail(why: String) -> ! {
+    eprintln!("likeness_floor: {why}");
+    std::process::exit(2)
 }
 
 /// The point nearest `c` at least `margin` inside the convex polygon of `points`; `None`
