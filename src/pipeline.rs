@@ -47,13 +47,20 @@ pub enum Balance {
     /// The retargeted motion as it is (`--balance off`).
     Off,
     /// Kept on its feet, the centre of mass this far inside the support (mm), or the
-    /// profile's default.
-    On { margin_mm: Option<f64> },
+    /// profile's default; `stance_spots`: the planted paws on the neutral stance's spots
+    /// always, never where the performer's legs stand (see [`plan_way`]).
+    On {
+        margin_mm: Option<f64>,
+        stance_spots: bool,
+    },
 }
 
 impl Default for Balance {
     fn default() -> Balance {
-        Balance::On { margin_mm: None }
+        Balance::On {
+            margin_mm: None,
+            stance_spots: false,
+        }
     }
 }
 
@@ -159,6 +166,9 @@ pub struct Kept {
     pub physics: crate::stability::physics::Report,
     /// How many times the stage was sent back.
     pub repairs: usize,
+    /// How far each paw (by `plan::PAWS` index) stands from the stance's spot, mm, where
+    /// the paws stand where the performer's legs put them (see [`plan_way`]).
+    pub spots_moved_mm: Option<[f64; 4]>,
     /// Where the performance waits for a walk to finish (in the take's seconds): the
     /// rows, the tracks and the plan play it with the waits in.
     pub waits: Vec<walking::Wait>,
@@ -319,7 +329,7 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
     let travel = locomotion::spans(&tracks.performer, tracks.frame_time);
     let grid = keyframes::grid(&tracks, profile, &options.keyframes)?;
     let unbalanced = finish(&grid, profile, &options.keyframes)?;
-    let Balance::On { margin_mm } = options.balance else {
+    let Balance::On { margin_mm, .. } = options.balance else {
         return Ok(Built {
             motion: unbalanced.motion,
             tracks,
@@ -511,6 +521,8 @@ pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
         standing_tail: standing.padding.tail,
         #[cfg(feature = "physics")]
         felt_path,
+        balanced: None,
+        spots_moved_mm: None,
     }
 }
 
@@ -526,6 +538,11 @@ pub struct Planned {
     /// stood before the motion; empty where they were not felt).
     #[cfg(feature = "physics")]
     pub felt_path: Vec<crate::stability::physics::PathPoint>,
+    /// The stage's first balance of `grid` at the build's margin, where choosing the
+    /// paws' spots made it already.
+    pub balanced: Option<stage::Balanced>,
+    /// How far each paw stands from the stance's spot, mm, where it does not stand there.
+    pub spots_moved_mm: Option<[f64; 4]>,
 }
 
 /// `walks` with walk `i` running on in the stand as far as it may go once felt (to its
@@ -890,7 +907,86 @@ fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> 
     let stance = retarget::neutral_pose(from.profile, &from.options.retarget, from.tracks);
     let stage = Stage::new(from.profile, from.grid.frame_ms, &stance)?;
     let planned = planned(&stage, from, way);
-    Ok((stage, planned))
+    let stance_spots = matches!(
+        from.options.balance,
+        Balance::On {
+            stance_spots: true,
+            ..
+        }
+    );
+    if stance_spots || !planned.plan.walks.is_empty() {
+        // The walks are felt on the floor from the stance (`planned`): it stays.
+        return Ok((stage, planned));
+    }
+    // The stance's spots are where a performer at rest would plant the paws; the
+    // performer's own legs often stand elsewhere, and kept over the stance's spots they
+    // bend away from the performer's line (the dab's hind thighs: 9° without the stage,
+    // 31° with it). The paws may stand where the performer's legs put them instead (the
+    // motion's ramp from the start posture slides them there, as Sony's own motions
+    // slide theirs): whichever of the two the stage makes look more like the performer.
+    let plan = &planned.plan;
+    let spots = stage.performers_spots(&planned.grid, |row, paw| !plan.wanted(row, paw));
+    let moved = Stage::new(from.profile, from.grid.frame_ms, &stance)?.planted_toward(spots);
+    let apart = |(a, b): (Option<glam::DVec2>, Option<glam::DVec2>)| {
+        a.zip(b).is_some_and(|(a, b)| a.distance(b) > SPOT_MOVE_MM)
+    };
+    if !stage.spots().into_iter().zip(moved.spots()).any(apart) {
+        return Ok((stage, planned));
+    }
+    let moved_planned = self::planned(&moved, from, way);
+    let margins = vec![from.margin; planned.grid.rows.len()];
+    let balanced = stage.balance(&planned.grid, &planned.plan, &margins);
+    let moved_margins = vec![from.margin; moved_planned.grid.rows.len()];
+    let moved_balanced = moved.balance(&moved_planned.grid, &moved_planned.plan, &moved_margins);
+    let score = |balanced: &stage::Balanced| rows_likeness(from, balanced).unwrap_or(f64::INFINITY);
+    let (stage_deg, moved_deg) = (score(&balanced), score(&moved_balanced));
+    tracing::debug!(
+        "the paws on the stance's spots: likeness {stage_deg:.1}°; where the performer's legs \
+         put them: {moved_deg:.1}° ({:?})",
+        moved.spots()
+    );
+    Ok(if moved_deg < stage_deg {
+        let moved_mm = std::array::from_fn(|p| match (stage.spots()[p], moved.spots()[p]) {
+            (Some(a), Some(b)) => a.distance(b),
+            _ => 0.0,
+        });
+        let planned = Planned {
+            balanced: Some(moved_balanced),
+            spots_moved_mm: Some(moved_mm),
+            ..moved_planned
+        };
+        (moved, planned)
+    } else {
+        (
+            stage,
+            Planned {
+                balanced: Some(balanced),
+                ..planned
+            },
+        )
+    })
+}
+
+/// A paw planted this near its stance spot stands on it (the stage is not run twice).
+const SPOT_MOVE_MM: f64 = 2.0;
+
+/// The overall likeness median of the stage's balanced rows (no walks: the limbs are
+/// compared throughout), each track frame against the row due at its time.
+fn rows_likeness(from: &Balancing, balanced: &stage::Balanced) -> Option<f64> {
+    let rows = &balanced.grid.rows;
+    let lead = balanced.plan.padding.lead;
+    let row_s = balanced.grid.step_s();
+    let frame_s = from.tracks.frame_time;
+    let pose = |f: usize| {
+        let row = lead + (f as f64 * frame_s / row_s).round() as usize;
+        rows.get(row.min(rows.len().checked_sub(1)?))
+            .map(|r| r[3..].to_vec())
+    };
+    Some(
+        crate::likeness::likeness_of(from.tracks, from.profile, &[], pose)?
+            .overall
+            .median_deg,
+    )
 }
 
 /// [`keep_balance`] of a way already planned.
@@ -913,12 +1009,16 @@ fn keep_planned(
         mut plan,
         mut grid,
         standing_tail,
+        mut balanced,
+        spots_moved_mm,
         ..
     } = planned;
     let mut margins = vec![margin; grid.rows.len()];
     let mut repairs = 0;
     loop {
-        let mut balanced = stage.balance(&grid, &plan, &margins);
+        let mut balanced = balanced
+            .take()
+            .unwrap_or_else(|| stage.balance(&grid, &plan, &margins));
         walking::apply(&mut balanced.grid, &plan.walks, profile);
         let mut keyed = finish(&balanced.grid, profile, &options.keyframes)?;
         let proof = prove(&keyed.motion, profile)?;
@@ -942,6 +1042,7 @@ fn keep_planned(
                 #[cfg(feature = "physics")]
                 physics: proof.physics,
                 repairs,
+                spots_moved_mm,
                 waits: Vec::new(),
                 way,
                 #[cfg(feature = "physics")]

@@ -161,6 +161,14 @@ pub struct Args {
     /// (default 14 on the ERS-7; 22 on the ERS-210/220, whose masses are estimates).
     #[arg(long, value_name = "MM", value_parser = super::parse_margin, allow_negative_numbers = true)]
     pub balance_margin: Option<f64>,
+    /// Keep the planted paws on the spots of the profile's neutral stance (where a
+    /// performer standing at rest would put them). By default, where the robot does not
+    /// walk, the balance stage also tries them where the performer's own legs stand and
+    /// keeps whichever looks more like the performer; the ramp from the start posture
+    /// then slides the paws there, and the ramp to the end posture back (the summary
+    /// says how far).
+    #[arg(long)]
+    pub stance_spots: bool,
     /// A source frame (from 0, counting every frame of the file, a T-pose the build
     /// leaves out included) on which the performer looks straight ahead. The head's
     /// turns, nods and tilts are measured relative to the body, against this frame's
@@ -675,6 +683,7 @@ fn build_one(args: &Args, input: &Path, output: &Path) -> Result<Summary> {
         balance: match args.balance {
             OnOff::On => pipeline::Balance::On {
                 margin_mm: args.balance_margin,
+                stance_spots: args.stance_spots,
             },
             OnOff::Off => pipeline::Balance::Off,
         },

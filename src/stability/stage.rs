@@ -290,6 +290,106 @@ impl Stage {
         }
     }
 
+    /// Where the performer's own legs would plant the paws: for each paw, the median of
+    /// where the rows of `grid` put it with the body as it stands, over the rows
+    /// `counted(row, paw)`. A paw counted on fewer than a third of the rows keeps its
+    /// spot (the few poses left where an arm gestures most of the time are no stance).
+    pub fn performers_spots(
+        &self,
+        grid: &Grid,
+        counted: impl Fn(usize, usize) -> bool,
+    ) -> [Option<DVec2>; 4] {
+        let mut xs: [Vec<f64>; 4] = Default::default();
+        let mut ys: [Vec<f64>; 4] = Default::default();
+        let mut angles = self.stand.clone();
+        for (r, row) in grid.rows.iter().enumerate() {
+            let mut x = self.standing.x.clone();
+            for (v, &j) in self.kin.joints.iter().enumerate() {
+                if let (Some(_), Some(&a)) = (self.leg_of[v], row.get(3 + j)) {
+                    x[BODY_VARIABLES + v] = a;
+                }
+            }
+            let e = self.kin.evaluate(&x, &mut angles);
+            for p in (0..4).filter(|&p| counted(r, p)) {
+                if let Some(i) = self.kin.paw_point(p) {
+                    xs[p].push(e.points[i].0.x);
+                    ys[p].push(e.points[i].0.y);
+                }
+            }
+        }
+        let median = |v: &mut Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        std::array::from_fn(|p| {
+            let spot = self.standing.spots[p]?;
+            if xs[p].is_empty() || 3 * xs[p].len() < grid.rows.len() {
+                return Some(spot);
+            }
+            Some(DVec2::new(median(&mut xs[p]), median(&mut ys[p])))
+        })
+    }
+
+    /// The stage standing on `spots` (by `PAWS` index), or as near them as each leg
+    /// reaches from its stance spot toward them, with the body as it stands on its own:
+    /// each leg's angles there (inverse kinematics) are the stance the planted legs keep
+    /// their knees near and a held paw stands in.
+    pub fn planted_toward(mut self, spots: [Option<DVec2>; 4]) -> Stage {
+        let mut x = self.standing.x.clone();
+        let mut angles = self.stand.clone();
+        for (p, &to) in spots.iter().enumerate() {
+            let (Some(vars), Some(i), Some(from), Some(to)) = (
+                self.leg_variables[p],
+                self.kin.paw_point(p),
+                self.standing.spots[p],
+                to,
+            ) else {
+                continue;
+            };
+            // The leg's angles that put its paw on `spot`, if they do (within 1 mm).
+            let mut onto = |spot: DVec2| {
+                let at = DVec3::new(spot.x, spot.y, self.kin.points[i].radius);
+                let reached = self.leg_onto(p, at, &self.standing.x)?;
+                let mut y = x.clone();
+                for (&v, a) in vars.iter().zip(reached) {
+                    y[v] = a;
+                }
+                let e = self.kin.evaluate(&y, &mut angles);
+                (e.points[i].0.distance(at) <= 1.0).then_some(reached)
+            };
+            // The spot, or the farthest share of the way to it the leg reaches (to 1/256;
+            // none: the stance spot, which it does).
+            let mut found = onto(to).map(|a| (to, a));
+            let (mut near, mut far) = (0.0, 1.0);
+            for _ in 0..8 {
+                if found.is_some_and(|(spot, _)| spot == to) {
+                    break;
+                }
+                let mid = (near + far) / 2.0;
+                match onto(from.lerp(to, mid)) {
+                    Some(a) => (near, found) = (mid, Some((from.lerp(to, mid), a))),
+                    None => far = mid,
+                }
+            }
+            let Some((spot, reached)) = found else {
+                continue;
+            };
+            self.standing.spots[p] = Some(spot);
+            for (&v, a) in vars.iter().zip(reached) {
+                x[v] = a;
+                self.stand[self.kin.joints[v - BODY_VARIABLES]] = a;
+            }
+        }
+        self.standing.com = self.kin.evaluate(&x, &mut angles).com.truncate();
+        self.standing.x = x;
+        self
+    }
+
+    /// Each paw's floor spot (its centre's x and y, mm), by `PAWS` index.
+    pub fn spots(&self) -> [Option<DVec2>; 4] {
+        self.standing.spots
+    }
+
     /// Balances `grid` as `plan` says, keeping `margin[row]` mm inside the support.
     pub fn balance(&self, grid: &Grid, plan: &Plan, margin: &[f64]) -> Balanced {
         let mut progress = self.begin();
@@ -502,13 +602,19 @@ impl Stage {
     /// where `x` has it (closed-form inverse kinematics, the solution nearest the leg's
     /// angles in `x`).
     fn leg_onto_spot(&self, paw: usize, x: &[f64]) -> Option<[f64; 3]> {
+        let (_, spot) = self.spot(paw)?;
+        self.leg_onto(paw, spot, x)
+    }
+
+    /// The angles of leg `paw` that put its paw's centre at `at` (or the nearest it
+    /// reaches), as [`Stage::leg_onto_spot`].
+    fn leg_onto(&self, paw: usize, at: DVec3, x: &[f64]) -> Option<[f64; 3]> {
         let leg = self.legs[paw].as_ref()?;
         let vars = self.leg_variables[paw]?;
-        let (_, spot) = self.spot(paw)?;
         // The paw's centre in the body's frame: undo the body's position and attitude.
         let attitude = glam::DQuat::from_axis_angle(DVec3::NEG_Y, x[4])
             * glam::DQuat::from_axis_angle(DVec3::X, x[3]);
-        let local = attitude.inverse() * (spot - DVec3::new(x[0], x[1], x[2]));
+        let local = attitude.inverse() * (at - DVec3::new(x[0], x[1], x[2]));
         leg.reach(local, vars.map(|v| x[v]))
     }
 
@@ -941,6 +1047,52 @@ fn solve3(a: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn paws_plant_on_spots_the_legs_reach_and_the_rows_give_them_back() {
+        let profile = Profile::builtin("ERS-7").unwrap();
+        let stand = profile.postures["stand"].joints.clone();
+        let stance = Stage::new(&profile, 16, &stand).unwrap();
+        let at_stance = stance.spots();
+        // The left hind paw 8 mm back and 10 mm out (within reach); the right front a
+        // metre out (beyond it).
+        let mut wanted = at_stance;
+        wanted[2] = wanted[2].map(|s| s + DVec2::new(-8.0, 10.0));
+        wanted[1] = wanted[1].map(|s| s + DVec2::new(0.0, -1000.0));
+        let moved = Stage::new(&profile, 16, &stand)
+            .unwrap()
+            .planted_toward(wanted);
+        let spots = moved.spots();
+        assert!(
+            spots[2].unwrap().distance(wanted[2].unwrap()) < 1e-9,
+            "{spots:?} {wanted:?}"
+        );
+        assert_eq!(spots[0], at_stance[0]);
+        assert_eq!(spots[3], at_stance[3]);
+        // The right front as far out as the leg reaches: on the way, well short of it.
+        let (from, to, got) = (at_stance[1].unwrap(), wanted[1].unwrap(), spots[1].unwrap());
+        assert!((got.x - from.x).abs() < 1e-9 && got.y < from.y - 5.0 && got.y > to.y + 800.0);
+        // The stance's angles put every paw's centre on its spot, on the floor.
+        let mut angles = moved.stand.clone();
+        let e = moved.kin.evaluate(&moved.standing.x, &mut angles);
+        for p in 0..4 {
+            let (i, spot) = moved.spot(p).unwrap();
+            assert!(e.points[i].0.distance(spot) < 1.0, "paw {p}");
+        }
+        // Rows holding the stance's angles give back its spots.
+        let row: Vec<f64> = [0.0; 3].into_iter().chain(moved.stand.clone()).collect();
+        let grid = Grid {
+            rows: vec![row; 10],
+            frame_ms: 16,
+        };
+        let back = stance.performers_spots(&grid, |_, _| true);
+        for p in 0..4 {
+            assert!(
+                back[p].unwrap().distance(spots[p].unwrap()) < 1.0,
+                "paw {p}"
+            );
+        }
+    }
 
     #[test]
     fn balancing_in_stretches_gives_the_rows_one_pass_gives() {

@@ -262,6 +262,7 @@ fn with_no_margin_the_proof_finds_the_fall_and_the_repair_keeps_it_up() {
     let options = BuildOptions {
         balance: Balance::On {
             margin_mm: Some(0.0),
+            stance_spots: false,
         },
         ..BuildOptions::default()
     };
@@ -640,5 +641,40 @@ fn preview_rings_the_paws_meant_down_and_lays_the_support_under_them() {
     assert!(plot.contains("bars: the paws meant down"));
     for paw in ["lf", "rf", "lh", "rh"] {
         assert!(plot.contains(&format!(">\n{paw}\n</text>")), "{paw}");
+    }
+}
+
+#[test]
+fn a_performer_standing_wide_has_the_paws_planted_where_the_legs_stand() {
+    // The legs spread wide throughout; the right arm rises and waves. On the stance's
+    // spots (a performer at rest, legs together) the planted hind legs would bend away
+    // from the performer's spread thighs.
+    let wide = [("LeftUpLeg", 'z', 18.0), ("RightUpLeg", 'z', -18.0)];
+    let frames: Vec<Vec<(&str, char, f64)>> = (0..(5.0 / RATE) as usize)
+        .map(|i| {
+            let t = i as f64 * RATE;
+            let raised = ((t - 1.0) / 0.5).clamp(0.0, 1.0) * ((4.5 - t) / 0.5).clamp(0.0, 1.0);
+            let mut f = wide.to_vec();
+            f.push(("RightArm", 'x', -130.0 * raised));
+            f.push(("RightForeArm", 'z', 35.0 * raised * (t * 9.0).sin()));
+            f
+        })
+        .collect();
+    for model in ["ERS-7", "ERS-210"] {
+        let (profile, kept) = built(model, &frames, Balance::default());
+        assert_stays_up(&kept.motion, &profile, model);
+        // Both hind paws moved out toward where the spread legs stand.
+        let moved = kept.balance.as_ref().unwrap().spots_moved_mm;
+        let moved = moved.unwrap_or_else(|| panic!("{model}: the paws on the stance's spots"));
+        assert!(moved[2] > 15.0 && moved[3] > 15.0, "{model}: {moved:?}");
+        // The bound holds: the overall likeness rises by at most 3° against the
+        // build without the stage (on the stance's spots it rose by 3.0–4.7°).
+        let (_, free) = built(model, &frames, Balance::Off);
+        let overall = |b: &Built| b.likeness(&profile).unwrap().overall.median_deg;
+        let (with, without) = (overall(&kept), overall(&free));
+        assert!(
+            with <= without + 3.0,
+            "{model}: the likeness {with:.1}° against {without:.1}°"
+        );
     }
 }
