@@ -934,10 +934,20 @@ fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> 
         return Ok((stage, planned));
     }
     let moved_planned = self::planned(&moved, from, way);
-    let margins = vec![from.margin; planned.grid.rows.len()];
-    let balanced = stage.balance(&planned.grid, &planned.plan, &margins);
-    let moved_margins = vec![from.margin; moved_planned.grid.rows.len()];
-    let moved_balanced = moved.balance(&moved_planned.grid, &moved_planned.plan, &moved_margins);
+    // The two side by side where there are cores for it: the second costs a third more
+    // of the build on one.
+    let balance = |stage: &Stage, planned: &Planned| {
+        let margins = vec![from.margin; planned.grid.rows.len()];
+        stage.balance(&planned.grid, &planned.plan, &margins)
+    };
+    let (balanced, moved_balanced) = std::thread::scope(|scope| {
+        let moved_balanced = scope.spawn(|| balance(&moved, &moved_planned));
+        let balanced = balance(&stage, &planned);
+        let moved_balanced = moved_balanced
+            .join()
+            .unwrap_or_else(|e| std::panic::resume_unwind(e));
+        (balanced, moved_balanced)
+    });
     let score = |balanced: &stage::Balanced| rows_likeness(from, balanced).unwrap_or(f64::INFINITY);
     let (stage_deg, moved_deg) = (score(&balanced), score(&moved_balanced));
     tracing::debug!(
