@@ -915,7 +915,8 @@ fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> 
         }
     );
     if stance_spots || !planned.plan.walks.is_empty() {
-        // The walks are felt on the floor from the stance (`planned`): it stays.
+        // Asked for, or where the walks were felt on the floor from the stance
+        // (`planned`), the stance's spots stay.
         return Ok((stage, planned));
     }
     // The stance's spots are where a performer at rest would plant the paws; the
