@@ -108,11 +108,10 @@ fn main() {
         .map_while(played(&built.motion, built.source_start_ms, &built.tracks))
         .collect();
     let plan = &kept.plan;
-    let lead = plan.padding.lead as f64;
     // The paws the plan has down at each frame (by `LegId::ALL` index).
     let downs: Vec<Vec<usize>> = (0..without.len())
         .map(|f| {
-            let row = (f as f64 * built.tracks.frame_time / plan.row_s + lead).round() as usize;
+            let row = plan.row_at(f as f64 * built.tracks.frame_time);
             (0..4)
                 .filter(|&p| row >= plan.rows || plan.down(row, p))
                 .collect()

@@ -919,19 +919,34 @@ fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> 
         // (`planned`), the stance's spots stay.
         return Ok((stage, planned));
     }
-    // The stance's spots are where a performer at rest would plant the paws; the
-    // performer's own legs often stand elsewhere, and kept over the stance's spots they
-    // bend away from the performer's line (the dab's hind thighs: 9° without the stage,
-    // 31° with it). The paws may stand where the performer's legs put them instead (the
-    // motion's ramp from the start posture slides them there, as Sony's own motions
-    // slide theirs): whichever of the two the stage makes look more like the performer.
+    on_likelier_spots(from, way, &stance, (stage, planned))
+}
+
+/// A paw planted this near its stance spot stands on it (the stage is not run twice).
+const SPOT_MOVE_MM: f64 = 2.0;
+
+/// The stance's spots are where a performer at rest would plant the paws; the
+/// performer's own legs often stand elsewhere, and kept over the stance's spots they bend
+/// away from the performer's line (the dab's hind thighs: 9° without the stage, 31° with
+/// it). `on_stance` (the stage for `stance` and its plan) or the same planted where the
+/// performer's legs put the paws: whichever the stage makes look more like the
+/// performer, with its first balance made. The motion's ramps from and to the postures
+/// slide the paws onto and off those spots, as Sony's own motions slide theirs.
+fn on_likelier_spots(
+    from: &Balancing,
+    way: Way,
+    stance: &[f64],
+    on_stance: (Stage, Planned),
+) -> Result<(Stage, Planned), BuildError> {
+    let (stage, planned) = on_stance;
     let plan = &planned.plan;
     let spots = stage.performers_spots(&planned.grid, |row, paw| !plan.wanted(row, paw));
-    let moved = Stage::new(from.profile, from.grid.frame_ms, &stance)?.planted_toward(spots);
-    let apart = |(a, b): (Option<glam::DVec2>, Option<glam::DVec2>)| {
-        a.zip(b).is_some_and(|(a, b)| a.distance(b) > SPOT_MOVE_MM)
-    };
-    if !stage.spots().into_iter().zip(moved.spots()).any(apart) {
+    let moved = Stage::new(from.profile, from.grid.frame_ms, stance)?.planted_toward(spots);
+    let moved_mm = std::array::from_fn(|p| match (stage.spots()[p], moved.spots()[p]) {
+        (Some(a), Some(b)) => a.distance(b),
+        _ => 0.0,
+    });
+    if moved_mm.iter().all(|&d| d <= SPOT_MOVE_MM) {
         return Ok((stage, planned));
     }
     let moved_planned = self::planned(&moved, from, way);
@@ -950,17 +965,12 @@ fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> 
         (balanced, moved_balanced)
     });
     let score = |balanced: &stage::Balanced| rows_likeness(from, balanced).unwrap_or(f64::INFINITY);
-    let (stage_deg, moved_deg) = (score(&balanced), score(&moved_balanced));
+    let (stance_deg, moved_deg) = (score(&balanced), score(&moved_balanced));
     tracing::debug!(
-        "the paws on the stance's spots: likeness {stage_deg:.1}°; where the performer's legs \
-         put them: {moved_deg:.1}° ({:?})",
-        moved.spots()
+        "the paws on the stance's spots: likeness {stance_deg:.1}°; where the performer's \
+         legs put them ({moved_mm:.0?} mm away): {moved_deg:.1}°"
     );
-    Ok(if moved_deg < stage_deg {
-        let moved_mm = std::array::from_fn(|p| match (stage.spots()[p], moved.spots()[p]) {
-            (Some(a), Some(b)) => a.distance(b),
-            _ => 0.0,
-        });
+    Ok(if moved_deg < stance_deg {
         let planned = Planned {
             balanced: Some(moved_balanced),
             spots_moved_mm: Some(moved_mm),
@@ -968,30 +978,22 @@ fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> 
         };
         (moved, planned)
     } else {
-        (
-            stage,
-            Planned {
-                balanced: Some(balanced),
-                ..planned
-            },
-        )
+        let planned = Planned {
+            balanced: Some(balanced),
+            ..planned
+        };
+        (stage, planned)
     })
 }
-
-/// A paw planted this near its stance spot stands on it (the stage is not run twice).
-const SPOT_MOVE_MM: f64 = 2.0;
 
 /// The overall likeness median of the stage's balanced rows (no walks: the limbs are
 /// compared throughout), each track frame against the row due at its time.
 fn rows_likeness(from: &Balancing, balanced: &stage::Balanced) -> Option<f64> {
     let rows = &balanced.grid.rows;
-    let lead = balanced.plan.padding.lead;
-    let row_s = balanced.grid.step_s();
-    let frame_s = from.tracks.frame_time;
+    let last = rows.len().checked_sub(1)?;
     let pose = |f: usize| {
-        let row = lead + (f as f64 * frame_s / row_s).round() as usize;
-        rows.get(row.min(rows.len().checked_sub(1)?))
-            .map(|r| r[3..].to_vec())
+        let row = balanced.plan.row_at(f as f64 * from.tracks.frame_time);
+        Some(rows[row.min(last)][3..].to_vec())
     };
     Some(
         crate::likeness::likeness_of(from.tracks, from.profile, &[], pose)?

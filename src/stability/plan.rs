@@ -238,6 +238,11 @@ impl Plan {
         })
     }
 
+    /// The row that plays `seconds` into the performance (after the lead).
+    pub fn row_at(&self, seconds: f64) -> usize {
+        self.padding.lead + (seconds / self.row_s).round() as usize
+    }
+
     fn rows_of(&self, seconds: f64) -> usize {
         (seconds / self.row_s).round().max(1.0) as usize
     }

@@ -357,18 +357,18 @@ impl Stage {
                 let e = self.kin.evaluate(&y, &mut angles);
                 (e.points[i].0.distance(at) <= 1.0).then_some(reached)
             };
-            // The spot, or the farthest share of the way to it the leg reaches (to 1/256;
-            // none: the stance spot, which it does).
+            // The spot, or the farthest share of the way to it the leg reaches (bisected
+            // to 1/256; none: the stance spot stays).
             let mut found = onto(to).map(|a| (to, a));
-            let (mut near, mut far) = (0.0, 1.0);
-            for _ in 0..8 {
-                if found.is_some_and(|(spot, _)| spot == to) {
-                    break;
-                }
-                let mid = (near + far) / 2.0;
-                match onto(from.lerp(to, mid)) {
-                    Some(a) => (near, found) = (mid, Some((from.lerp(to, mid), a))),
-                    None => far = mid,
+            if found.is_none() {
+                let (mut near, mut far) = (0.0, 1.0);
+                for _ in 0..8 {
+                    let mid = (near + far) / 2.0;
+                    let spot = from.lerp(to, mid);
+                    match onto(spot) {
+                        Some(a) => (near, found) = (mid, Some((spot, a))),
+                        None => far = mid,
+                    }
                 }
             }
             let Some((spot, reached)) = found else {
