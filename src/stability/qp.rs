@@ -137,12 +137,20 @@ pub fn solve(p: &Problem) -> Result<Solution, QpError> {
         }
     }
     let c: Vec<f64> = (0..k).map(|i| dot(zt.row(i), &hx0)).collect();
+    // Most rows are a joint's bound, a single entry: their products run over the
+    // entries that are not zero (the same sums, in the same order).
+    let mut entries = Vec::with_capacity(n);
     let rows: Vec<Constraint> = p
         .inequalities
         .iter()
-        .map(|con| Constraint {
-            a: (0..k).map(|i| dot(&con.a, zt.row(i))).collect(),
-            b: con.b - dot(&con.a, &x0),
+        .map(|con| {
+            entries.clear();
+            entries.extend((0..n).filter(|&j| con.a[j] != 0.0).map(|j| (j, con.a[j])));
+            let along = |v: &[f64]| entries.iter().map(|&(j, a)| a * v[j]).sum::<f64>();
+            Constraint {
+                a: (0..k).map(|i| along(zt.row(i))).collect(),
+                b: con.b - along(&x0),
+            }
         })
         .collect();
     let (y, active) = dual_active_set(&g, &c, &rows)?;
@@ -197,7 +205,8 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
         .fold(0.0f64, |s, v| s.max(v.abs()))
         .max(1e-300);
     let mut order: Vec<usize> = (0..m).collect();
-    let mut reflectors: Vec<Vec<f64>> = Vec::new();
+    // Each reflector with the step it was made at: it is zero above that row.
+    let mut reflectors: Vec<(usize, Vec<f64>)> = Vec::new();
     let mut rank = 0;
     for step in 0..m.min(n) {
         // The remaining column of largest norm below the diagonal.
@@ -232,7 +241,7 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
                 }
             }
         }
-        reflectors.push(v);
+        reflectors.push((step, v));
         rank += 1;
     }
     // Q = H₀H₁…, applied to the identity; held transposed (`qt`'s row c is Q's column
@@ -241,14 +250,16 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
     for i in 0..n {
         qt.set(i, i, 1.0);
     }
-    for v in reflectors.iter().rev() {
+    // A reflector made at step j leaves the rows above j alone, and the columns before
+    // j are still the identity's when it comes (the later ones left them alone too).
+    for (j, v) in reflectors.iter().rev() {
         let vv = dot(v, v);
         if vv == 0.0 {
             continue;
         }
-        for column in qt.data.chunks_exact_mut(n) {
-            let s = (0..n).map(|i| v[i] * column[i]).sum::<f64>() * 2.0 / vv;
-            for i in 0..n {
+        for column in qt.data.chunks_exact_mut(n).skip(*j) {
+            let s = (*j..n).map(|i| v[i] * column[i]).sum::<f64>() * 2.0 / vv;
+            for i in *j..n {
                 column[i] += -s * v[i];
             }
         }
@@ -325,18 +336,25 @@ fn dual_active_set(
 ) -> Result<(Vec<f64>, Vec<usize>), QpError> {
     let k = c.len();
     let slack = |row: &Constraint, y: &[f64]| dot(&row.a, y) - row.b;
-    let tolerance = |row: &Constraint| {
-        TOLERANCE
-            * row
-                .a
-                .iter()
-                .fold(row.b.abs(), |s, v| s.max(v.abs()))
-                .max(1.0)
-    };
+    let tolerances: Vec<f64> = rows
+        .iter()
+        .map(|row| {
+            TOLERANCE
+                * row
+                    .a
+                    .iter()
+                    .fold(row.b.abs(), |s, v| s.max(v.abs()))
+                    .max(1.0)
+        })
+        .collect();
     if k == 0 {
         // Nothing left to choose: the equalities fixed it.
         let y = Vec::new();
-        return match rows.iter().all(|r| slack(r, &y) >= -tolerance(r)) {
+        return match rows
+            .iter()
+            .zip(&tolerances)
+            .all(|(r, t)| slack(r, &y) >= -t)
+        {
             true => Ok((y, Vec::new())),
             false => Err(QpError::Infeasible),
         };
@@ -348,13 +366,16 @@ fn dual_active_set(
     let mut active: Vec<usize> = Vec::new();
     let mut ginv_active: Vec<Vec<f64>> = Vec::new();
     let mut u: Vec<f64> = Vec::new();
+    // M = NᵀG⁻¹N over the active rows, kept as rows join and leave (its entries do not
+    // change while they stay).
+    let mut m_rows: Vec<Vec<f64>> = Vec::new();
     let limit = 10 * (rows.len() + k) + 20;
     let mut steps = 0;
     loop {
         // The most violated row, by its own scale.
         let violated = (0..rows.len())
             .filter(|i| !active.contains(i))
-            .map(|i| (i, slack(&rows[i], &y) / tolerance(&rows[i])))
+            .map(|i| (i, slack(&rows[i], &y) / tolerances[i]))
             .filter(|&(_, s)| s < -1.0)
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let Some((p, _)) = violated else {
@@ -373,12 +394,11 @@ fn dual_active_set(
             let r: Vec<f64> = if m == 0 {
                 Vec::new()
             } else {
-                let mut mm = Matrix::zeros(m, m);
-                for i in 0..m {
-                    for j in 0..m {
-                        mm.set(i, j, dot(&rows[active[i]].a, &ginv_active[j]));
-                    }
-                }
+                let mm = Matrix {
+                    rows: m,
+                    cols: m,
+                    data: m_rows.concat(),
+                };
                 let rhs: Vec<f64> = active.iter().map(|&i| dot(&rows[i].a, &w)).collect();
                 match cholesky(&mm) {
                     Some(lm) => cholesky_solve(&lm, &rhs),
@@ -408,6 +428,7 @@ fn dual_active_set(
                 active.remove(j);
                 ginv_active.remove(j);
                 u.remove(j);
+                drop_from(&mut m_rows, j);
                 continue;
             }
             let full = -slack(&rows[p], &y) / zn;
@@ -427,8 +448,15 @@ fn dual_active_set(
                     active.remove(j);
                     ginv_active.remove(j);
                     u.remove(j);
+                    drop_from(&mut m_rows, j);
                 }
                 None => {
+                    for (i, row) in m_rows.iter_mut().enumerate() {
+                        row.push(dot(&rows[active[i]].a, &w));
+                    }
+                    let mut last: Vec<f64> = ginv_active.iter().map(|gj| dot(np, gj)).collect();
+                    last.push(dot(np, &w));
+                    m_rows.push(last);
                     active.push(p);
                     ginv_active.push(w);
                     u.push(up);
@@ -436,6 +464,14 @@ fn dual_active_set(
                 }
             }
         }
+    }
+}
+
+/// Removes row and column `j` of a square matrix held as rows.
+fn drop_from(rows: &mut Vec<Vec<f64>>, j: usize) {
+    rows.remove(j);
+    for row in rows.iter_mut() {
+        row.remove(j);
     }
 }
 
