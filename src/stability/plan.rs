@@ -281,6 +281,16 @@ impl Plan {
         }
     }
 
+    /// The rows from `row` until `paw` is down again (at least 1), or until the plan's
+    /// end: the end of the lift it is up in.
+    pub fn rows_until_down(&self, row: usize, paw: usize) -> usize {
+        let end = match self.lift_at(row) {
+            Some(lift) if lift.paw == paw && row >= lift.start => lift.end.min(self.rows),
+            _ => row,
+        };
+        end.saturating_sub(row).max(1)
+    }
+
     /// Keeps every paw down over rows `from..to`, the dwell before them, and the dwell and
     /// a lift's weight shift after them: lifts that reach into that are cut short or
     /// dropped. Before the window a lift need only be down for the dwell (its weight
@@ -598,6 +608,37 @@ mod tests {
         assert_eq!(carve((10, 50), &[(0, 15), (45, 60)]), [(15, 45)]);
         assert_eq!(carve((10, 50), &[(0, 60)]), []);
         assert_eq!(carve((10, 50), &[(60, 70)]), [(10, 50)]);
+    }
+
+    #[test]
+    fn the_rows_until_a_paw_is_down_are_those_its_phases_count() {
+        let mut p = Plan::standing(300, 0.016);
+        p.lifts = vec![
+            Lift {
+                paw: 1,
+                start: 20,
+                end: 90,
+            },
+            Lift {
+                paw: 0,
+                start: 120,
+                end: 200,
+            },
+            Lift {
+                paw: 1,
+                start: 240,
+                end: 330,
+            },
+        ];
+        for row in 0..p.rows {
+            for paw in 0..4 {
+                let counted = (row..p.rows)
+                    .position(|r| p.phase(r, paw).planted())
+                    .unwrap_or(p.rows - row)
+                    .max(1);
+                assert_eq!(p.rows_until_down(row, paw), counted, "row {row}, paw {paw}");
+            }
+        }
     }
 
     #[test]

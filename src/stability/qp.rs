@@ -210,11 +210,15 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
     let mut rank = 0;
     for step in 0..m.min(n) {
         // The remaining column of largest norm below the diagonal.
-        let norm = |a: &Matrix, j: usize| (step..n).map(|i| a.at(i, j).powi(2)).sum::<f64>();
-        let Some(best) = (step..m).max_by(|&x, &y| norm(&a, x).total_cmp(&norm(&a, y))) else {
+        let norms: Vec<f64> = (step..m)
+            .map(|j| (step..n).map(|i| a.at(i, j).powi(2)).sum::<f64>())
+            .collect();
+        let Some(best) = (step..m).max_by(|&x, &y| norms[x - step].total_cmp(&norms[y - step]))
+        else {
             break;
         };
-        if norm(&a, best).sqrt() <= 1e-10 * scale {
+        let best_norm = norms[best - step];
+        if best_norm.sqrt() <= 1e-10 * scale {
             break;
         }
         if best != step {
@@ -226,7 +230,7 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
             order.swap(step, best);
         }
         // The reflector that zeroes column `step` below the diagonal.
-        let alpha = norm(&a, step).sqrt();
+        let alpha = best_norm.sqrt();
         let sign = if a.at(step, step) >= 0.0 { 1.0 } else { -1.0 };
         let mut v: Vec<f64> = (0..n)
             .map(|i| if i < step { 0.0 } else { a.at(i, step) })

@@ -496,10 +496,7 @@ impl Stage {
                 .iter()
                 .position(|p| matches!(p, Phase::Up | Phase::Landing(_)))
                 .and_then(|paw| {
-                    let left = (k..plan.rows)
-                        .position(|r| plan.phase(r, paw).planted())
-                        .unwrap_or(plan.rows - k)
-                        .max(1);
+                    let left = plan.rows_until_down(k, paw);
                     let onto = self.leg_onto_spot(paw, prev)?;
                     let vars = self.leg_variables[paw]?;
                     let needed = self.landing_rows(paw, vars.map(|v| prev[v]), onto);
