@@ -12,10 +12,10 @@
 //! dual method for solving strictly convex quadratic programs", Math. Programming 27,
 //! 1983): start from the unconstrained minimum, add the most violated constraint, step
 //! in the primal and dual spaces, and drop a constraint whose multiplier would turn
-//! negative, until nothing is violated. Each step's directions are computed afresh from
-//! the active set; the problems here are small enough that this costs less than
-//! updating factorisations would save. Tested against clarabel's interior-point solver
-//! and against enumeration of every active set.
+//! negative, until nothing is violated. NᵀG⁻¹N over the active rows is kept as rows join
+//! and leave, and each step factorises it afresh: the problems here are small enough
+//! that this costs less than updating the factorisation would save. Tested against
+//! clarabel's interior-point solver and against enumeration of every active set.
 
 // Matrix code reads best with its indices.
 #![allow(clippy::needless_range_loop)]
