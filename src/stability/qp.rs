@@ -366,24 +366,18 @@ fn dual_active_set(
     let l = cholesky(g).ok_or(QpError::NotConvex)?;
     let neg_c: Vec<f64> = c.iter().map(|v| -v).collect();
     let mut y = cholesky_solve(&l, &neg_c);
-    // The active rows, G⁻¹ times each, and their multipliers.
-    let mut active: Vec<usize> = Vec::new();
-    let mut ginv_active: Vec<Vec<f64>> = Vec::new();
-    let mut u: Vec<f64> = Vec::new();
-    // M = NᵀG⁻¹N over the active rows, kept as rows join and leave (its entries do not
-    // change while they stay).
-    let mut m_rows: Vec<Vec<f64>> = Vec::new();
+    let mut active = Active::default();
     let limit = 10 * (rows.len() + k) + 20;
     let mut steps = 0;
     loop {
         // The most violated row, by its own scale.
         let violated = (0..rows.len())
-            .filter(|i| !active.contains(i))
+            .filter(|i| !active.rows.contains(i))
             .map(|i| (i, slack(&rows[i], &y) / tolerances[i]))
             .filter(|&(_, s)| s < -1.0)
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let Some((p, _)) = violated else {
-            return Ok((y, active));
+            return Ok((y, active.rows));
         };
         let np = &rows[p].a;
         let w = cholesky_solve(&l, np);
@@ -394,28 +388,28 @@ fn dual_active_set(
                 return Err(QpError::NoProgress);
             }
             // r = M⁻¹Nᵀw with M = NᵀG⁻¹N; z = w − (G⁻¹N)r.
-            let m = active.len();
+            let m = active.rows.len();
+            let nw: Vec<f64> = active.rows.iter().map(|&i| dot(&rows[i].a, &w)).collect();
             let r: Vec<f64> = if m == 0 {
                 Vec::new()
             } else {
                 let mm = Matrix {
                     rows: m,
                     cols: m,
-                    data: m_rows.concat(),
+                    data: active.m.concat(),
                 };
-                let rhs: Vec<f64> = active.iter().map(|&i| dot(&rows[i].a, &w)).collect();
                 match cholesky(&mm) {
-                    Some(lm) => cholesky_solve(&lm, &rhs),
+                    Some(lm) => cholesky_solve(&lm, &nw),
                     None => return Err(QpError::NoProgress),
                 }
             };
             let z: Vec<f64> = (0..k)
-                .map(|i| w[i] - (0..m).map(|j| ginv_active[j][i] * r[j]).sum::<f64>())
+                .map(|i| w[i] - (0..m).map(|j| active.ginv[j][i] * r[j]).sum::<f64>())
                 .collect();
             // The longest dual step before an active multiplier reaches zero.
             let blocking = (0..m)
                 .filter(|&j| r[j] > 0.0)
-                .map(|j| (j, u[j] / r[j]))
+                .map(|j| (j, active.u[j] / r[j]))
                 .min_by(|a, b| a.1.total_cmp(&b.1));
             let zn = dot(&z, np);
             let z_norm = dot(&z, &z).sqrt();
@@ -425,14 +419,11 @@ fn dual_active_set(
                 let Some((j, t)) = blocking else {
                     return Err(QpError::Infeasible);
                 };
-                for (uj, rj) in u.iter_mut().zip(&r) {
+                for (uj, rj) in active.u.iter_mut().zip(&r) {
                     *uj -= t * rj;
                 }
                 up += t;
-                active.remove(j);
-                ginv_active.remove(j);
-                u.remove(j);
-                drop_from(&mut m_rows, j);
+                active.leave(j);
                 continue;
             }
             let full = -slack(&rows[p], &y) / zn;
@@ -443,27 +434,14 @@ fn dual_active_set(
             for (yi, zi) in y.iter_mut().zip(&z) {
                 *yi += t * zi;
             }
-            for (uj, rj) in u.iter_mut().zip(&r) {
+            for (uj, rj) in active.u.iter_mut().zip(&r) {
                 *uj -= t * rj;
             }
             up += t;
             match drop {
-                Some(j) => {
-                    active.remove(j);
-                    ginv_active.remove(j);
-                    u.remove(j);
-                    drop_from(&mut m_rows, j);
-                }
+                Some(j) => active.leave(j),
                 None => {
-                    for (i, row) in m_rows.iter_mut().enumerate() {
-                        row.push(dot(&rows[active[i]].a, &w));
-                    }
-                    let mut last: Vec<f64> = ginv_active.iter().map(|gj| dot(np, gj)).collect();
-                    last.push(dot(np, &w));
-                    m_rows.push(last);
-                    active.push(p);
-                    ginv_active.push(w);
-                    u.push(up);
+                    active.join(p, np, w, nw, up);
                     break;
                 }
             }
@@ -471,11 +449,41 @@ fn dual_active_set(
     }
 }
 
-/// Removes row and column `j` of a square matrix held as rows.
-fn drop_from(rows: &mut Vec<Vec<f64>>, j: usize) {
-    rows.remove(j);
-    for row in rows.iter_mut() {
-        row.remove(j);
+/// The active rows of [`dual_active_set`] (indices into its `rows`), G⁻¹ times each,
+/// their multipliers, and M = NᵀG⁻¹N over them, kept as rows join and leave (its entries
+/// do not change while they stay).
+#[derive(Default)]
+struct Active {
+    rows: Vec<usize>,
+    ginv: Vec<Vec<f64>>,
+    u: Vec<f64>,
+    m: Vec<Vec<f64>>,
+}
+
+impl Active {
+    /// Row `p` (its `a`, and `w` = G⁻¹a) joins with multiplier `u`; `nw` is Nᵀw over the
+    /// rows already active, M's new column.
+    fn join(&mut self, p: usize, a: &[f64], w: Vec<f64>, nw: Vec<f64>, u: f64) {
+        for (row, v) in self.m.iter_mut().zip(nw) {
+            row.push(v);
+        }
+        let mut last: Vec<f64> = self.ginv.iter().map(|gj| dot(a, gj)).collect();
+        last.push(dot(a, &w));
+        self.m.push(last);
+        self.rows.push(p);
+        self.ginv.push(w);
+        self.u.push(u);
+    }
+
+    /// The `j`th active row leaves.
+    fn leave(&mut self, j: usize) {
+        self.rows.remove(j);
+        self.ginv.remove(j);
+        self.u.remove(j);
+        self.m.remove(j);
+        for row in self.m.iter_mut() {
+            row.remove(j);
+        }
     }
 }
 

@@ -108,10 +108,12 @@ const WALK_SETTLE_S: f64 = 1.0;
 const ROUNDS: usize = 4;
 
 /// A row is solved when a round moves no joint (nor the body's attitude) more than
-/// this, rad, and the body no more than `DONE_MM`: each round's step is about the square
-/// of the last's (lambada: 2.5e-2, 2e-4, 1e-5, 1e-6 rad, medians), so what is left after
-/// it is a few µrad, the MTN's unit. A finer bound ran every row to `ROUNDS`.
+/// this, rad, and the body no more than [`DONE_MM`]: each round's step is about the
+/// square of the last's (lambada: 2.5e-2, 2e-4, 1e-5, 1e-6 rad, medians), so what is
+/// left after it is a few µrad, the MTN's unit. A bound of 1e-5 ran nearly every row to
+/// [`ROUNDS`].
 const DONE_RAD: f64 = 1e-4;
+/// The body's position step, mm, below which a row is solved (see [`DONE_RAD`]).
 const DONE_MM: f64 = 0.01;
 
 /// How one row came out.
@@ -757,8 +759,11 @@ impl Stage {
                 x[i] += d[i];
             }
             short = d[nv].max(0.0);
-            let (body, rest) = d[..nv].split_at(3);
-            if body.iter().all(|v| v.abs() < DONE_MM) && rest.iter().all(|v| v.abs() < DONE_RAD) {
+            // The body's position (mm) first, then its attitude and the joints (rad).
+            let (position, rotations) = d[..nv].split_at(3);
+            if position.iter().all(|v| v.abs() < DONE_MM)
+                && rotations.iter().all(|v| v.abs() < DONE_RAD)
+            {
                 break;
             }
         }
