@@ -52,7 +52,11 @@ const GRAVITY_M_S2: f64 = 9.81;
 /// same verdict on every Sony sample and on every shared take built for every model with
 /// and without the balance stage (194 motions, both torques) as four steps of four
 /// substeps, 1.36× faster (`cargo bench --bench simulate`). Fewer substeps are not faithful: at 12 the Bandai dance tilts
-/// 8° instead of 4°, and at 8 it falls.
+/// 8° instead of 4°, and at 8 it falls. Eight substeps of two iterations each (rapier
+/// rebuilds every joint's rows once per substep, over half the simulation's time) ran the
+/// shared builds and Sony's motions 1.43× faster, but lost the fall that this solver and
+/// the fine one both see in the one-arm wave built `--balance off` for the ERS-210 and
+/// ERS-220, and felled the default ERS-210 build of test_freebvh at 1.5 s.
 const SOLVER_SUBSTEPS: usize = 16;
 
 /// How finely the solver resolves each 8 ms frame.
