@@ -14,8 +14,10 @@ use glam::{DQuat, DVec3};
 use super::body::{Body, Part};
 use crate::robot::skeleton::Skeleton;
 
-/// Body position (3) and attitude (2) come before the joints among the variables.
-pub const BODY_VARIABLES: usize = 5;
+/// The body's position (x, y, z, mm) comes first among the variables, then its attitude
+/// (roll and pitch, rad), then the joints.
+pub const BODY_POSITION_VARIABLES: usize = 3;
+pub const BODY_VARIABLES: usize = BODY_POSITION_VARIABLES + 2;
 
 /// A point of the robot that can touch the floor, as the static test has it.
 #[derive(Debug, Clone)]
@@ -245,7 +247,7 @@ impl Kinematics {
         com_columns[0] = DVec3::X;
         com_columns[1] = DVec3::Y;
         com_columns[2] = DVec3::Z;
-        for v in 3..BODY_VARIABLES {
+        for v in BODY_POSITION_VARIABLES..BODY_VARIABLES {
             if let Some((axis, o)) = turns[v] {
                 com_columns[v] = axis.cross(com - o);
             }

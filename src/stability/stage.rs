@@ -32,7 +32,9 @@
 use glam::{DVec2, DVec3};
 
 use super::body::{Body, Part};
-use super::kinematics::{Evaluation, Kinematics, Segments, BODY_VARIABLES};
+use super::kinematics::{
+    Evaluation, Kinematics, Segments, BODY_POSITION_VARIABLES, BODY_VARIABLES,
+};
 use super::plan::{Phase, Plan, PAWS};
 use super::qp::{self, Constraint, Matrix, Problem};
 use super::support::convex_hull;
@@ -701,7 +703,7 @@ impl Stage {
         let mut weight = vec![0.0; nv];
         let mut smooth = vec![0.0; nv];
         for i in 0..BODY_VARIABLES {
-            let position = i < 3;
+            let position = i < BODY_POSITION_VARIABLES;
             weight[i] = if position {
                 W_BODY_POSITION
             } else {
@@ -759,8 +761,7 @@ impl Stage {
                 x[i] += d[i];
             }
             short = d[nv].max(0.0);
-            // The body's position (mm) first, then its attitude and the joints (rad).
-            let (position, rotations) = d[..nv].split_at(3);
+            let (position, rotations) = d[..nv].split_at(BODY_POSITION_VARIABLES);
             if position.iter().all(|v| v.abs() < DONE_MM)
                 && rotations.iter().all(|v| v.abs() < DONE_RAD)
             {
@@ -943,7 +944,11 @@ impl Stage {
         inequalities.push(Constraint { a: unit, b: 0.0 });
         for i in 0..nv {
             let (lo, hi) = if i < BODY_VARIABLES {
-                let trust = if i < 3 { TRUST_MM } else { TRUST_RAD };
+                let trust = if i < BODY_POSITION_VARIABLES {
+                    TRUST_MM
+                } else {
+                    TRUST_RAD
+                };
                 (x[i] - trust, x[i] + trust)
             } else {
                 let v = i - BODY_VARIABLES;
