@@ -138,21 +138,22 @@ pub fn solve(p: &Problem) -> Result<Solution, QpError> {
     }
     let c: Vec<f64> = (0..k).map(|i| dot(zt.row(i), &hx0)).collect();
     // Most rows are a joint's bound, a single entry: their products run over the
-    // entries that are not zero (the same sums, in the same order).
+    // entries that are not zero (the same sums, in the same order). The rows are held
+    // in one matrix: a program has some sixty, solved thousands of times a motion.
     let mut entries = Vec::with_capacity(n);
-    let rows: Vec<Constraint> = p
-        .inequalities
-        .iter()
-        .map(|con| {
-            entries.clear();
-            entries.extend((0..n).filter(|&j| con.a[j] != 0.0).map(|j| (j, con.a[j])));
-            let along = |v: &[f64]| entries.iter().map(|&(j, a)| a * v[j]).sum::<f64>();
-            Constraint {
-                a: (0..k).map(|i| along(zt.row(i))).collect(),
-                b: con.b - along(&x0),
-            }
-        })
-        .collect();
+    let mut rows = Rows {
+        a: Matrix::zeros(p.inequalities.len(), k),
+        b: Vec::with_capacity(p.inequalities.len()),
+    };
+    for (r, con) in p.inequalities.iter().enumerate() {
+        entries.clear();
+        entries.extend((0..n).filter(|&j| con.a[j] != 0.0).map(|j| (j, con.a[j])));
+        let along = |v: &[f64]| entries.iter().map(|&(j, a)| a * v[j]).sum::<f64>();
+        for i in 0..k {
+            rows.a.set(r, i, along(zt.row(i)));
+        }
+        rows.b.push(con.b - along(&x0));
+    }
     let (y, active) = dual_active_set(&g, &c, &rows)?;
     let x: Vec<f64> = (0..n)
         .map(|r| x0[r] + (0..k).map(|i| zt.at(i, r) * y[i]).sum::<f64>())
@@ -331,34 +332,42 @@ fn cholesky_solve(l: &Matrix, b: &[f64]) -> Vec<f64> {
     x
 }
 
-/// Goldfarb and Idnani's method for min ½yᵀGy + cᵀy subject to rows aᵀy ≥ b: the
-/// solution and its active rows.
-fn dual_active_set(
-    g: &Matrix,
-    c: &[f64],
-    rows: &[Constraint],
-) -> Result<(Vec<f64>, Vec<usize>), QpError> {
+/// Inequality rows aᵀy ≥ b: row i's a is `a`'s row i.
+struct Rows {
+    a: Matrix,
+    b: Vec<f64>,
+}
+
+impl Rows {
+    fn len(&self) -> usize {
+        self.b.len()
+    }
+
+    /// aᵀy − b of row `i`.
+    fn slack(&self, i: usize, y: &[f64]) -> f64 {
+        dot(self.a.row(i), y) - self.b[i]
+    }
+}
+
+/// Goldfarb and Idnani's method for min ½yᵀGy + cᵀy subject to `rows`: the solution
+/// and its active rows.
+fn dual_active_set(g: &Matrix, c: &[f64], rows: &Rows) -> Result<(Vec<f64>, Vec<usize>), QpError> {
     let k = c.len();
-    let slack = |row: &Constraint, y: &[f64]| dot(&row.a, y) - row.b;
-    let tolerances: Vec<f64> = rows
-        .iter()
-        .map(|row| {
+    let tolerances: Vec<f64> = (0..rows.len())
+        .map(|i| {
             TOLERANCE
-                * row
+                * rows
                     .a
+                    .row(i)
                     .iter()
-                    .fold(row.b.abs(), |s, v| s.max(v.abs()))
+                    .fold(rows.b[i].abs(), |s, v| s.max(v.abs()))
                     .max(1.0)
         })
         .collect();
     if k == 0 {
         // Nothing left to choose: the equalities fixed it.
         let y = Vec::new();
-        return match rows
-            .iter()
-            .zip(&tolerances)
-            .all(|(r, t)| slack(r, &y) >= -t)
-        {
+        return match (0..rows.len()).all(|i| rows.slack(i, &y) >= -tolerances[i]) {
             true => Ok((y, Vec::new())),
             false => Err(QpError::Infeasible),
         };
@@ -373,13 +382,13 @@ fn dual_active_set(
         // The most violated row, by its own scale.
         let violated = (0..rows.len())
             .filter(|i| !active.rows.contains(i))
-            .map(|i| (i, slack(&rows[i], &y) / tolerances[i]))
+            .map(|i| (i, rows.slack(i, &y) / tolerances[i]))
             .filter(|&(_, s)| s < -1.0)
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let Some((p, _)) = violated else {
             return Ok((y, active.rows));
         };
-        let np = &rows[p].a;
+        let np = rows.a.row(p);
         let w = cholesky_solve(&l, np);
         let mut up = 0.0;
         loop {
@@ -389,7 +398,11 @@ fn dual_active_set(
             }
             // r = M⁻¹Nᵀw with M = NᵀG⁻¹N; z = w − (G⁻¹N)r.
             let m = active.rows.len();
-            let nw: Vec<f64> = active.rows.iter().map(|&i| dot(&rows[i].a, &w)).collect();
+            let nw: Vec<f64> = active
+                .rows
+                .iter()
+                .map(|&i| dot(rows.a.row(i), &w))
+                .collect();
             let r: Vec<f64> = if m == 0 {
                 Vec::new()
             } else {
@@ -426,7 +439,7 @@ fn dual_active_set(
                 active.leave(j);
                 continue;
             }
-            let full = -slack(&rows[p], &y) / zn;
+            let full = -rows.slack(p, &y) / zn;
             let (t, drop) = match blocking {
                 Some((j, t)) if t < full => (t, Some(j)),
                 _ => (full, None),
