@@ -33,6 +33,7 @@ use crate::stability::plan::{self, Plan};
 use crate::stability::stage::{self, RowReport, Stage};
 use crate::stability::walking::{self, Way};
 use crate::stability::{statics, BalanceError};
+use glam::DVec2;
 
 /// The share of the servos' torque the proof's simulation gives them.
 pub const PROOF_TORQUE: f64 = 0.8;
@@ -166,9 +167,8 @@ pub struct Kept {
     pub physics: crate::stability::physics::Report,
     /// How many times the stage was sent back.
     pub repairs: usize,
-    /// How far each paw (by `plan::PAWS` index) stands from the stance's spot, mm, where
-    /// the paws stand where the performer's legs put them (see [`plan_way`]).
-    pub spots_moved_mm: Option<[f64; 4]>,
+    /// Where the paws stand, where it is not the stance's spots (see [`plan_way`]).
+    pub spots_moved: Option<MovedSpots>,
     /// Where the performance waits for a walk to finish (in the take's seconds): the
     /// rows, the tracks and the plan play it with the waits in.
     pub waits: Vec<walking::Wait>,
@@ -522,7 +522,7 @@ pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
         #[cfg(feature = "physics")]
         felt_path,
         balanced: None,
-        spots_moved_mm: None,
+        spots_moved: None,
     }
 }
 
@@ -541,8 +541,8 @@ pub struct Planned {
     /// The stage's first balance of `grid` at the build's margin, where choosing the
     /// paws' spots made it already.
     pub balanced: Option<stage::Balanced>,
-    /// How far each paw stands from the stance's spot, mm, where it does not stand there.
-    pub spots_moved_mm: Option<[f64; 4]>,
+    /// Where the paws stand, where it is not the stance's spots.
+    pub spots_moved: Option<MovedSpots>,
 }
 
 /// `walks` with walk `i` running on in the stand as far as it may go once felt (to its
@@ -925,13 +925,81 @@ fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> 
 /// A paw planted this near its stance spot stands on it (the stage is not run twice).
 const SPOT_MOVE_MM: f64 = 2.0;
 
+/// With a front paw up, the other front paw and the hind paws carry the robot, and the
+/// centre of mass must cross the diagonal from that front paw to the far hind paw. A
+/// front paw planted further forward, and nearer the middle, turns that diagonal toward
+/// the raised paw, so the weight shifts less and the legs lean less (lambada on the
+/// ERS-7: 33 mm of shift and 22.8° on the stance's or the performer's spots; front
+/// paws 30 mm forward and 15 mm in from the performer's, 17.2°). Further, the legs
+/// reach no further forward standing (45 mm scored as 30 did).
+const FRONT_FORWARD_MM: f64 = 30.0;
+const FRONT_IN_MM: f64 = 15.0;
+
+/// Where a motion's paws are planted, when not on the stance's spots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spots {
+    /// Where the performer's legs put them.
+    Performers,
+    /// The stance's spots, the front paws [`FRONT_FORWARD_MM`] further forward.
+    FrontForward,
+    /// Where the performer's legs put them, the front paws further forward and in.
+    PerformersFrontForward,
+}
+
+impl Spots {
+    /// The word `--json` gives it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Spots::Performers => "performer",
+            Spots::FrontForward => "front-forward",
+            Spots::PerformersFrontForward => "performer-front-forward",
+        }
+    }
+
+    /// What the summary says of it.
+    pub fn said(self) -> &'static str {
+        match self {
+            Spots::Performers => "where the performer's legs stand",
+            Spots::FrontForward => {
+                "with the front paws forward of the stance's spots, so that the weight \
+                 shifts less while a front paw is up"
+            }
+            Spots::PerformersFrontForward => {
+                "where the performer's legs stand, the front paws further forward and in, \
+                 so that the weight shifts less while a front paw is up"
+            }
+        }
+    }
+}
+
+/// Paws planted elsewhere than the stance's spots: where, and how far from them.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MovedSpots {
+    pub to: Spots,
+    /// How far each paw (by `plan::PAWS` index) stands from its stance spot, mm.
+    pub mm: [f64; 4],
+}
+
+/// `spots` (by `PAWS` index) with the front paws `forward` mm further forward and `inward`
+/// mm nearer the middle.
+fn front_moved(spots: [Option<DVec2>; 4], forward: f64, inward: f64) -> [Option<DVec2>; 4] {
+    std::array::from_fn(|p| {
+        spots[p].map(|s| match plan::is_front(p) {
+            true => DVec2::new(s.x + forward, s.y - inward * s.y.signum()),
+            false => s,
+        })
+    })
+}
+
 /// The stance's spots are where a performer at rest would plant the paws; the
 /// performer's own legs often stand elsewhere, and kept over the stance's spots they bend
 /// away from the performer's line (the dab's hind thighs: 9° without the stage, 31° with
-/// it). `on_stance` (the stage for `stance` and its plan) or the same planted where the
-/// performer's legs put the paws: whichever the stage makes look more like the
-/// performer, with its first balance made. The motion's ramps from and to the postures
-/// slide the paws onto and off those spots, as Sony's own motions slide theirs.
+/// it). Where a front paw lifts, the front paws planted further forward need less of a
+/// weight shift ([`FRONT_FORWARD_MM`]). `on_stance` (the stage for `stance` and its
+/// plan), or the same planted on one of those other spots ([`Spots`]): whichever the
+/// stage makes look most like the performer, with its first balance made. The motion's
+/// ramps from and to the postures slide the paws onto and off those spots, as Sony's
+/// own motions slide theirs.
 fn on_likelier_spots(
     from: &Balancing,
     way: Way,
@@ -940,50 +1008,97 @@ fn on_likelier_spots(
 ) -> Result<(Stage, Planned), BuildError> {
     let (stage, planned) = on_stance;
     let plan = &planned.plan;
-    let spots = stage.performers_spots(&planned.grid, |row, paw| !plan.wanted(row, paw));
-    let moved = Stage::new(from.profile, from.grid.frame_ms, stance)?.planted_toward(spots);
-    let moved_mm = std::array::from_fn(|p| match (stage.spots()[p], moved.spots()[p]) {
-        (Some(a), Some(b)) => a.distance(b),
-        _ => 0.0,
-    });
-    if moved_mm.iter().all(|&d| d <= SPOT_MOVE_MM) {
+    let performers = stage.performers_spots(&planned.grid, |row, paw| !plan.wanted(row, paw));
+    let mut wanted = vec![(Spots::Performers, performers)];
+    if plan.lifts.iter().any(|l| plan::is_front(l.paw)) {
+        wanted.push((
+            Spots::FrontForward,
+            front_moved(stage.spots(), FRONT_FORWARD_MM, 0.0),
+        ));
+        wanted.push((
+            Spots::PerformersFrontForward,
+            front_moved(performers, FRONT_FORWARD_MM, FRONT_IN_MM),
+        ));
+    }
+    // Each stage as far toward its spots as the legs reach; one that ends where the
+    // stance or an earlier one stands is not run again.
+    let distances = |a: [Option<DVec2>; 4], b: [Option<DVec2>; 4]| -> [f64; 4] {
+        std::array::from_fn(|p| match (a[p], b[p]) {
+            (Some(a), Some(b)) => a.distance(b),
+            _ => 0.0,
+        })
+    };
+    let mut others: Vec<(Spots, Stage, [f64; 4])> = Vec::new();
+    for (to, spots) in wanted {
+        let moved = Stage::new(from.profile, from.grid.frame_ms, stance)?.planted_toward(spots);
+        let apart = |s: &Stage| {
+            distances(s.spots(), moved.spots())
+                .iter()
+                .any(|&d| d > SPOT_MOVE_MM)
+        };
+        if apart(&stage) && others.iter().all(|(_, o, _)| apart(o)) {
+            let mm = distances(stage.spots(), moved.spots());
+            others.push((to, moved, mm));
+        }
+    }
+    if others.is_empty() {
         return Ok((stage, planned));
     }
-    let moved_planned = self::planned(&moved, from, way);
-    // The two side by side where there are cores for it: the second costs a third more
-    // of the build on one.
+    let others: Vec<(MovedSpots, Stage, Planned)> = others
+        .into_iter()
+        .map(|(to, moved, mm)| {
+            let planned = self::planned(&moved, from, way);
+            (MovedSpots { to, mm }, moved, planned)
+        })
+        .collect();
+    // Side by side where there are cores for it: each costs a seventh or so more of
+    // the build on one.
     let balance = |stage: &Stage, planned: &Planned| {
         let margins = vec![from.margin; planned.grid.rows.len()];
         stage.balance(&planned.grid, &planned.plan, &margins)
     };
-    let (balanced, moved_balanced) = std::thread::scope(|scope| {
-        let moved_balanced = scope.spawn(|| balance(&moved, &moved_planned));
+    let (balanced, others_balanced) = std::thread::scope(|scope| {
+        let threads: Vec<_> = others
+            .iter()
+            .map(|(_, moved, planned)| scope.spawn(|| balance(moved, planned)))
+            .collect();
         let balanced = balance(&stage, &planned);
-        let moved_balanced = moved_balanced
-            .join()
-            .unwrap_or_else(|e| std::panic::resume_unwind(e));
-        (balanced, moved_balanced)
+        let others_balanced: Vec<_> = threads
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect();
+        (balanced, others_balanced)
     });
     let score = |balanced: &stage::Balanced| rows_likeness(from, balanced).unwrap_or(f64::INFINITY);
-    let (stance_deg, moved_deg) = (score(&balanced), score(&moved_balanced));
-    tracing::debug!(
-        "the paws on the stance's spots: likeness {stance_deg:.1}°; where the performer's \
-         legs put them ({moved_mm:.0?} mm away): {moved_deg:.1}°"
-    );
-    Ok(if moved_deg < stance_deg {
-        let planned = Planned {
-            balanced: Some(moved_balanced),
-            spots_moved_mm: Some(moved_mm),
-            ..moved_planned
-        };
-        (moved, planned)
-    } else {
+    let stance_deg = score(&balanced);
+    let mut best: Option<(usize, f64)> = None;
+    for (i, b) in others_balanced.iter().enumerate() {
+        let deg = score(b);
+        let (moved, _, _) = &others[i];
+        tracing::debug!(
+            "the paws on the stance's spots: likeness {stance_deg:.1}°; {} ({:.0?} mm away): {deg:.1}°",
+            moved.to.said(),
+            moved.mm
+        );
+        if deg < best.map_or(stance_deg, |(_, d)| d) {
+            best = Some((i, deg));
+        }
+    }
+    let Some((chosen, _)) = best else {
         let planned = Planned {
             balanced: Some(balanced),
             ..planned
         };
-        (stage, planned)
-    })
+        return Ok((stage, planned));
+    };
+    let balanced = others_balanced.into_iter().nth(chosen);
+    let (moved_spots, moved, moved_planned) = others.into_iter().nth(chosen).expect("chosen");
+    let planned = Planned {
+        balanced,
+        spots_moved: Some(moved_spots),
+        ..moved_planned
+    };
+    Ok((moved, planned))
 }
 
 /// The overall likeness median of the stage's balanced rows (no walks: the limbs are
@@ -1023,7 +1138,7 @@ fn keep_planned(
         mut grid,
         standing_tail,
         mut balanced,
-        spots_moved_mm,
+        spots_moved,
         ..
     } = planned;
     let mut margins = vec![margin; grid.rows.len()];
@@ -1055,7 +1170,7 @@ fn keep_planned(
                 #[cfg(feature = "physics")]
                 physics: proof.physics,
                 repairs,
-                spots_moved_mm,
+                spots_moved,
                 waits: Vec::new(),
                 way,
                 #[cfg(feature = "physics")]

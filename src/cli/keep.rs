@@ -3,7 +3,7 @@
 //! motion still looks like the performer.
 
 use aibo_motion::likeness::Likeness;
-use aibo_motion::pipeline::{Kept, PROOF_TORQUE};
+use aibo_motion::pipeline::{Kept, MovedSpots, PROOF_TORQUE};
 use aibo_motion::stability::gait::Style;
 use aibo_motion::stability::paths::PathFigures;
 use aibo_motion::stability::plan::{is_front, PAWS};
@@ -28,9 +28,8 @@ pub struct Stage {
     pub paws: Vec<Paw>,
     /// The furthest the centre of mass moved from where the robot stands at rest, mm.
     pub shift_mm: f64,
-    /// How far each paw stands from the stance's spot, mm, where the paws stand where
-    /// the performer's legs put them.
-    pub spots_moved_mm: Option<[f64; 4]>,
+    /// Where the paws stand, where it is not the stance's spots.
+    pub spots_moved: Option<MovedSpots>,
     /// How long the performer's first pose is held before the performance (while the
     /// weight shifts for a lift at its start) and its last pose after it (while a paw
     /// raised to the end comes down, or the last walk finishes), s.
@@ -117,7 +116,7 @@ impl Stage {
             held_last_s: tail_ms as f64 / 1000.0,
             held_last_for_walk: kept.walk_outlasts(),
             shift_mm: kept.rows.iter().map(|r| r.shift_mm).fold(0.0, f64::max),
-            spots_moved_mm: kept.spots_moved_mm,
+            spots_moved: kept.spots_moved,
             unsolved_rows: kept.rows.iter().filter(|r| r.held).count(),
             short_rows: kept.rows.iter().filter(|r| r.short_mm > 0.5).count(),
             repairs: kept.repairs,
@@ -165,7 +164,8 @@ impl Stage {
             "margin_mm": self.margin_mm,
             "paws": paws,
             "weight_shift_mm": (self.shift_mm * 10.0).round() / 10.0,
-            "spots_moved_mm": self.spots_moved_mm.map(|m| m.map(|d| (d * 10.0).round() / 10.0)),
+            "spots": self.spots_moved.map_or("stance", |m| m.to.name()),
+            "spots_moved_mm": self.spots_moved.map(|m| m.mm.map(|d| (d * 10.0).round() / 10.0)),
             "first_pose_held_s": round3(self.held_first_s),
             "last_pose_held_s": round3(self.held_last_s),
             // What the last pose is held for: the last walk to finish, or a paw to land.
@@ -286,17 +286,18 @@ impl Stage {
                 );
             }
         }
-        if let Some(moved) = self.spots_moved_mm {
+        if let Some(moved) = self.spots_moved {
             let paws: Vec<String> = PAWS
                 .iter()
-                .zip(moved)
+                .zip(moved.mm)
                 .filter(|(_, d)| *d >= 0.5)
                 .map(|(p, d)| format!("{p} {d:.0} mm"))
                 .collect();
             let _ = writeln!(
                 t,
-                "    paws planted where the performer's legs stand, not the stance's spots: {} \
-                 (the ramps from the start posture and to the end posture slide them)",
+                "    paws planted {}, not on the stance's spots: {} (the ramps from the start \
+                 posture and to the end posture slide them)",
+                moved.to.said(),
                 paws.join(", ")
             );
         }
