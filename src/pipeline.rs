@@ -1072,34 +1072,33 @@ fn on_likelier_spots(
     });
     let score = |balanced: &stage::Balanced| rows_likeness(from, balanced).unwrap_or(f64::INFINITY);
     let stance_deg = score(&balanced);
-    let mut best: Option<(usize, f64)> = None;
-    for (i, b) in others_balanced.iter().enumerate() {
-        let deg = score(b);
-        let (moved, _, _) = &others[i];
+    // The stance's spots stand unless another scores strictly lower.
+    let mut best: Option<(f64, MovedSpots, Stage, Planned, stage::Balanced)> = None;
+    for ((moved, moved_stage, moved_planned), moved_balanced) in
+        others.into_iter().zip(others_balanced)
+    {
+        let deg = score(&moved_balanced);
         tracing::debug!(
             "the paws on the stance's spots: likeness {stance_deg:.1}°; {} ({:.0?} mm away): {deg:.1}°",
             moved.to.said(),
             moved.mm
         );
-        if deg < best.map_or(stance_deg, |(_, d)| d) {
-            best = Some((i, deg));
+        if deg < best.as_ref().map_or(stance_deg, |(d, ..)| *d) {
+            best = Some((deg, moved, moved_stage, moved_planned, moved_balanced));
         }
     }
-    let Some((chosen, _)) = best else {
-        let planned = Planned {
-            balanced: Some(balanced),
-            ..planned
-        };
-        return Ok((stage, planned));
+    let (stage, planned, balanced, spots_moved) = match best {
+        Some((_, moved, moved_stage, moved_planned, moved_balanced)) => {
+            (moved_stage, moved_planned, moved_balanced, Some(moved))
+        }
+        None => (stage, planned, balanced, None),
     };
-    let balanced = others_balanced.into_iter().nth(chosen);
-    let (moved_spots, moved, moved_planned) = others.into_iter().nth(chosen).expect("chosen");
     let planned = Planned {
-        balanced,
-        spots_moved: Some(moved_spots),
-        ..moved_planned
+        balanced: Some(balanced),
+        spots_moved,
+        ..planned
     };
-    Ok((moved, planned))
+    Ok((stage, planned))
 }
 
 /// The overall likeness median of the stage's balanced rows (no walks: the limbs are
