@@ -1028,27 +1028,26 @@ fn on_likelier_spots(
             _ => 0.0,
         })
     };
-    let mut others: Vec<(Spots, Stage, [f64; 4])> = Vec::new();
+    let mut moved_stages: Vec<(MovedSpots, Stage)> = Vec::new();
     for (to, spots) in wanted {
         let moved = Stage::new(from.profile, from.grid.frame_ms, stance)?.planted_toward(spots);
-        let apart = |s: &Stage| {
-            distances(s.spots(), moved.spots())
-                .iter()
-                .any(|&d| d > SPOT_MOVE_MM)
-        };
-        if apart(&stage) && others.iter().all(|(_, o, _)| apart(o)) {
-            let mm = distances(stage.spots(), moved.spots());
-            others.push((to, moved, mm));
+        let mm = distances(stage.spots(), moved.spots());
+        let apart = |mm: [f64; 4]| mm.iter().any(|&d| d > SPOT_MOVE_MM);
+        let new = moved_stages
+            .iter()
+            .all(|(_, o)| apart(distances(o.spots(), moved.spots())));
+        if apart(mm) && new {
+            moved_stages.push((MovedSpots { to, mm }, moved));
         }
     }
-    if others.is_empty() {
+    if moved_stages.is_empty() {
         return Ok((stage, planned));
     }
-    let others: Vec<(MovedSpots, Stage, Planned)> = others
+    let others: Vec<(MovedSpots, Stage, Planned)> = moved_stages
         .into_iter()
-        .map(|(to, moved, mm)| {
-            let planned = self::planned(&moved, from, way);
-            (MovedSpots { to, mm }, moved, planned)
+        .map(|(moved, moved_stage)| {
+            let planned = self::planned(&moved_stage, from, way);
+            (moved, moved_stage, planned)
         })
         .collect();
     // Side by side where there are cores for it: on one, each costs a third or more of
@@ -1061,7 +1060,9 @@ fn on_likelier_spots(
     let (balanced, others_balanced) = std::thread::scope(|scope| {
         let threads: Vec<_> = others
             .iter()
-            .map(|(_, moved, planned)| scope.spawn(|| balance(moved, planned)))
+            .map(|(_, moved_stage, moved_planned)| {
+                scope.spawn(|| balance(moved_stage, moved_planned))
+            })
             .collect();
         let balanced = balance(&stage, &planned);
         let others_balanced: Vec<_> = threads
