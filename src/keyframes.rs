@@ -206,7 +206,7 @@ pub fn to_keyframes(rows: &[Vec<i32>], keys: &[usize], steps_per_frame: usize) -
                 roll: row.first().copied().unwrap_or(0),
                 pitch: row.get(1).copied().unwrap_or(0),
                 yaw: row.get(2).copied().unwrap_or(0),
-                joints: row.iter().skip(3).copied().collect(),
+                joints: row.iter().skip(BODY_ANGLES).copied().collect(),
             })
         })
         .collect()
@@ -283,6 +283,9 @@ pub struct Keyframed {
     /// How long the ramp from the motion's last pose to the end posture lasts, ms.
     pub ramp_out_ms: u64,
 }
+
+/// A grid row's leading columns: the body's roll, pitch and yaw; the joints follow.
+pub const BODY_ANGLES: usize = 3;
 
 /// The motion's rows on the keyframe grid, before the ramps from and to the postures:
 /// body roll, pitch and yaw, then every profile joint, radians, each joint within its

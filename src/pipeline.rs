@@ -18,7 +18,7 @@
 //! with [`Timing::Wait`] the performance waits for it (the take's tracks held at the
 //! walk's end), so every gesture plays, later.
 
-use crate::keyframes::{self, finish, KeyframeError, Keyframed};
+use crate::keyframes::{self, finish, KeyframeError, Keyframed, BODY_ANGLES};
 use crate::likeness::{likeness, Likeness};
 use crate::mtn::Motion;
 use crate::retarget::calibration;
@@ -1109,7 +1109,7 @@ fn rows_likeness(from: &Balancing, balanced: &stage::Balanced) -> Option<f64> {
     let last = rows.len().checked_sub(1)?;
     let pose = |f: usize| {
         let row = balanced.plan.row_at(f as f64 * from.tracks.frame_time);
-        Some(rows[row.min(last)][3..].to_vec())
+        Some(rows[row.min(last)][BODY_ANGLES..].to_vec())
     };
     Some(
         crate::likeness::likeness_of(from.tracks, from.profile, &[], pose)?

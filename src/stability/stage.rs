@@ -39,7 +39,7 @@ use super::plan::{Phase, Plan, PAWS};
 use super::qp::{self, Constraint, Matrix, Problem};
 use super::support::convex_hull;
 use super::BalanceError;
-use crate::keyframes::{max_steps, Grid};
+use crate::keyframes::{max_steps, Grid, BODY_ANGLES};
 use crate::robot::legs::{Leg, LegId};
 use crate::robot::profile::Profile;
 
@@ -316,7 +316,7 @@ impl Stage {
         for (r, row) in grid.rows.iter().enumerate() {
             let mut x = self.standing.x.clone();
             for (v, &j) in self.kin.joints.iter().enumerate() {
-                if let (Some(_), Some(&a)) = (self.leg_of[v], row.get(3 + j)) {
+                if let (Some(_), Some(&a)) = (self.leg_of[v], row.get(BODY_ANGLES + j)) {
                     x[BODY_VARIABLES + v] = a;
                 }
             }
@@ -456,7 +456,7 @@ impl Stage {
             .collect();
         let done = rows.len();
         for (k, grid_row) in grid.rows.iter().enumerate().take(end).skip(done) {
-            let mut angles: Vec<f64> = grid_row.iter().skip(3).copied().collect();
+            let mut angles: Vec<f64> = grid_row.iter().skip(BODY_ANGLES).copied().collect();
             if walked.iter().any(|w| w.contains(&k)) {
                 // A walk writes the legs here, from the stand: no program to solve. The
                 // body stands as the walk carries it (the stand's height and attitude,
@@ -601,7 +601,7 @@ impl Stage {
             return 0;
         };
         let joint = |v: usize| self.kin.joints[v - BODY_VARIABLES];
-        let from = vars.map(|v| grid_row.get(3 + joint(v)).copied().unwrap_or(0.0));
+        let from = vars.map(|v| grid_row.get(BODY_ANGLES + joint(v)).copied().unwrap_or(0.0));
         let onto = vars.map(|v| self.stand[joint(v)]);
         self.landing_rows(paw, from, onto)
     }

@@ -6,7 +6,7 @@
 
 use super::gait::{smooth, Gait, Place, Style, CATCH_UP_S};
 use super::plan::Walk;
-use crate::keyframes::{self, Grid};
+use crate::keyframes::{self, Grid, BODY_ANGLES};
 use crate::retarget::locomotion::{Span, Travel};
 use crate::retarget::Tracks;
 use crate::robot::profile::Profile;
@@ -489,7 +489,7 @@ pub fn apply(grid: &mut Grid, walks: &[Walk], profile: &Profile) {
     let blend = blend_rows(row_s);
     let max_step = keyframes::max_steps(profile, grid.frame_ms);
     // Columns: body roll, pitch and yaw come first.
-    let column = |joint: usize| 3 + joint;
+    let column = |joint: usize| BODY_ANGLES + joint;
     for walk in walks {
         let joints = walk.gait.joints;
         let set = |grid: &mut Grid, row: usize, legs: &[[f64; 3]; 4], weight: f64| {
@@ -664,7 +664,7 @@ mod tests {
     /// speed allows.
     fn within_speed(grid: &Grid, profile: &Profile, j: usize) -> Vec<f64> {
         let step = keyframes::max_steps(profile, grid.frame_ms)[j].unwrap();
-        let track: Vec<f64> = grid.rows.iter().map(|r| r[3 + j]).collect();
+        let track: Vec<f64> = grid.rows.iter().map(|r| r[BODY_ANGLES + j]).collect();
         for (k, pair) in track.windows(2).enumerate() {
             let moved = (pair[1] - pair[0]).abs();
             assert!(
