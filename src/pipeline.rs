@@ -1043,63 +1043,127 @@ fn on_likelier_spots(
     if moved_stages.is_empty() {
         return Ok((stage, planned));
     }
-    let others: Vec<(MovedSpots, Stage, Planned)> = moved_stages
-        .into_iter()
-        .map(|(moved, moved_stage)| {
-            let planned = self::planned(&moved_stage, from, way);
-            (moved, moved_stage, planned)
-        })
-        .collect();
-    // Side by side where there are cores for it: on one, each costs a third or more of
-    // a `--stance-spots` build (lambada 0.63 s and 0.2 s each; the Bandai dance 2.2 s
-    // and 0.9 s each).
+    // The stance's spots first: they stand unless another scores strictly lower.
+    let mut candidates: Vec<(Option<MovedSpots>, Stage, Planned)> = vec![(None, stage, planned)];
+    for (moved, moved_stage) in moved_stages {
+        let moved_planned = self::planned(&moved_stage, from, way);
+        candidates.push((Some(moved), moved_stage, moved_planned));
+    }
+    let coarse_deg = coarse_likeness(from, way, stance, &candidates)?;
+    let coarse_best = (0..coarse_deg.len())
+        .min_by(|&a, &b| coarse_deg[a].total_cmp(&coarse_deg[b]))
+        .unwrap_or(0);
+    let finalist =
+        |i: usize| i == coarse_best || coarse_deg[i] <= coarse_deg[coarse_best] + CHOICE_WITHIN_DEG;
+    // The finalists side by side where there are cores for it: on one, each costs a
+    // third or more of a `--stance-spots` build (lambada 0.63 s and 0.2 s each; the
+    // Bandai dance 2.2 s and 0.9 s each).
     let balance = |stage: &Stage, planned: &Planned| {
         let margins = vec![from.margin; planned.grid.rows.len()];
         stage.balance(&planned.grid, &planned.plan, &margins)
     };
-    let (balanced, others_balanced) = std::thread::scope(|scope| {
-        let threads: Vec<_> = others
-            .iter()
-            .map(|(_, moved_stage, moved_planned)| {
-                scope.spawn(|| balance(moved_stage, moved_planned))
+    let mut balanced: Vec<Option<stage::Balanced>> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (candidates.iter().enumerate())
+            .map(|(i, (_, stage, planned))| {
+                finalist(i).then(|| scope.spawn(move || balance(stage, planned)))
             })
             .collect();
-        let balanced = balance(&stage, &planned);
-        let others_balanced: Vec<_> = threads
+        threads
             .into_iter()
-            .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect();
-        (balanced, others_balanced)
+            .map(|t| t.map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e))))
+            .collect()
     });
-    let score = |balanced: &stage::Balanced| rows_likeness(from, balanced).unwrap_or(f64::INFINITY);
-    let stance_deg = score(&balanced);
-    // The stance's spots stand unless another scores strictly lower.
-    let mut best: Option<(f64, MovedSpots, Stage, Planned, stage::Balanced)> = None;
-    for ((moved, moved_stage, moved_planned), moved_balanced) in
-        others.into_iter().zip(others_balanced)
-    {
-        let deg = score(&moved_balanced);
+    // The strictly lowest in full wins, the stance (first) on a tie.
+    let mut chosen = (coarse_best, f64::INFINITY);
+    for (i, (moved, ..)) in candidates.iter().enumerate() {
+        let said = moved.map_or("on the stance's spots", |m| m.to.said());
+        let coarse = coarse_deg[i];
+        let Some(deg) = balanced[i]
+            .as_ref()
+            .map(|b| rows_likeness(from, b).unwrap_or(f64::INFINITY))
+        else {
+            tracing::debug!("the paws {said}: likeness {coarse:.1}° balanced coarsely");
+            continue;
+        };
         tracing::debug!(
-            "the paws on the stance's spots: likeness {stance_deg:.1}°; {} ({:.0?} mm away): {deg:.1}°",
-            moved.to.said(),
-            moved.mm
+            "the paws {said} ({:.0?} mm away): likeness {coarse:.1}° balanced coarsely, {deg:.1}° in full",
+            moved.map_or([0.0; 4], |m| m.mm)
         );
-        if deg < best.as_ref().map_or(stance_deg, |(d, ..)| *d) {
-            best = Some((deg, moved, moved_stage, moved_planned, moved_balanced));
+        if deg < chosen.1 {
+            chosen = (i, deg);
         }
     }
-    let (stage, planned, balanced, spots_moved) = match best {
-        Some((_, moved, moved_stage, moved_planned, moved_balanced)) => {
-            (moved_stage, moved_planned, moved_balanced, Some(moved))
-        }
-        None => (stage, planned, balanced, None),
-    };
+    let balanced = balanced.swap_remove(chosen.0);
+    let (spots_moved, stage, planned) = candidates.swap_remove(chosen.0);
     let planned = Planned {
-        balanced: Some(balanced),
+        balanced,
         spots_moved,
         ..planned
     };
     Ok((stage, planned))
+}
+
+/// Choosing the spots, each candidate is first balanced on every [`CHOICE_EVERY`]th row
+/// of the grid; only those whose likeness there is within [`CHOICE_WITHIN_DEG`] of the
+/// best are balanced in full, and the best of those wins. On the 27 builds of the shared
+/// takes that choose (one to three candidates beside the stance), every 4th row within
+/// 1° kept every choice the full balance of all of them makes, with 39 full balances
+/// instead of 96 (every 8th row lost the one-arm wave's, by 1.9–6.2°; within 0.5° was
+/// enough there, but with no room to spare). Those 27 builds one after another on one
+/// core: 14.4–16.2 s before, 12.8–13.1 s so; the 60 shared builds on two, 89.1 → 86.6 s.
+const CHOICE_EVERY: usize = 4;
+const CHOICE_WITHIN_DEG: f64 = 1.0;
+
+/// Each candidate's likeness balanced on every [`CHOICE_EVERY`]th row (infinite where
+/// it cannot be measured), side by side.
+fn coarse_likeness(
+    from: &Balancing,
+    way: Way,
+    stance: &[f64],
+    candidates: &[(Option<MovedSpots>, Stage, Planned)],
+) -> Result<Vec<f64>, BuildError> {
+    let grid = keyframes::Grid {
+        rows: from
+            .grid
+            .rows
+            .iter()
+            .step_by(CHOICE_EVERY)
+            .cloned()
+            .collect(),
+        frame_ms: from.grid.frame_ms.saturating_mul(CHOICE_EVERY as u32),
+    };
+    // No walks: the spots are chosen only where the robot does not walk.
+    let coarse = Balancing {
+        grid: &grid,
+        travel: &[],
+        ..*from
+    };
+    let stages = candidates
+        .iter()
+        .map(|(moved, fine, _)| {
+            let stage = Stage::new(from.profile, grid.frame_ms, stance)?;
+            Ok(match moved {
+                Some(_) => stage.planted_toward(fine.spots()),
+                None => stage,
+            })
+        })
+        .collect::<Result<Vec<Stage>, BalanceError>>()?;
+    let score = |stage: &Stage| {
+        let planned = self::planned(stage, &coarse, way);
+        let margins = vec![from.margin; planned.grid.rows.len()];
+        let balanced = stage.balance(&planned.grid, &planned.plan, &margins);
+        rows_likeness(&coarse, &balanced).unwrap_or(f64::INFINITY)
+    };
+    Ok(std::thread::scope(|scope| {
+        let threads: Vec<_> = stages
+            .iter()
+            .map(|s| scope.spawn(move || score(s)))
+            .collect();
+        threads
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    }))
 }
 
 /// The overall likeness median of the stage's balanced rows (no walks: the limbs are
