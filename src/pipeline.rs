@@ -668,23 +668,14 @@ fn walked(
             // as many cores as there are, each with how far its floor's body missed the
             // performer's path. The floor is the proof's (`walking::felt_in_context`).
             let feel = |tried: &[(Style, Option<Waited>)], first: usize| {
-                let planned: Vec<Result<(Way, Stage, Planned), BuildError>> =
-                    std::thread::scope(|scope| {
-                        let ways: Vec<_> = tried[first..]
-                            .iter()
-                            .map(|(style, waited)| {
-                                let way = Way {
-                                    style: *style,
-                                    steering: Steering::Felt,
-                                };
-                                let from = Waited::balancing_of(waited, from);
-                                scope.spawn(move || plan_way(&from, way).map(|(s, p)| (way, s, p)))
-                            })
-                            .collect();
-                        ways.into_iter()
-                            .map(|way| way.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                            .collect()
-                    });
+                let planned = side_by_side(&tried[first..], |(style, waited)| {
+                    let way = Way {
+                        style: *style,
+                        steering: Steering::Felt,
+                    };
+                    let from = Waited::balancing_of(waited, from);
+                    plan_way(&from, way).map(|(s, p)| (way, s, p))
+                });
                 (first..)
                     .zip(planned)
                     .map(|(k, planned)| {
@@ -1044,63 +1035,74 @@ fn on_likelier_spots(
         return Ok((stage, planned));
     }
     // The stance's spots first: they stand unless another scores strictly lower.
-    let mut candidates: Vec<(Option<MovedSpots>, Stage, Planned)> = vec![(None, stage, planned)];
-    for (moved, moved_stage) in moved_stages {
-        let moved_planned = self::planned(&moved_stage, from, way);
-        candidates.push((Some(moved), moved_stage, moved_planned));
-    }
+    let mut candidates: Vec<(Option<MovedSpots>, Stage)> = vec![(None, stage)];
+    candidates.extend(moved_stages.into_iter().map(|(moved, s)| (Some(moved), s)));
     let coarse_deg = coarse_likeness(from, way, stance, &candidates)?;
-    let coarse_best = (0..coarse_deg.len())
-        .min_by(|&a, &b| coarse_deg[a].total_cmp(&coarse_deg[b]))
-        .unwrap_or(0);
-    let finalist =
-        |i: usize| i == coarse_best || coarse_deg[i] <= coarse_deg[coarse_best] + CHOICE_WITHIN_DEG;
-    // The finalists side by side where there are cores for it: on one, each costs a
-    // third or more of a `--stance-spots` build (lambada 0.63 s and 0.2 s each; the
-    // Bandai dance 2.2 s and 0.9 s each).
-    let balance = |stage: &Stage, planned: &Planned| {
-        let margins = vec![from.margin; planned.grid.rows.len()];
-        stage.balance(&planned.grid, &planned.plan, &margins)
+    let coarse_best = coarse_deg.iter().copied().fold(f64::INFINITY, f64::min);
+    // The best coarse figure's candidate is always among them (where every figure is
+    // infinite, every candidate is).
+    let finalists: Vec<usize> = (0..candidates.len())
+        .filter(|&i| coarse_deg[i] <= coarse_best + CHOICE_WITHIN_DEG)
+        .collect();
+    // Each finalist planned (the stance's plan is made) and balanced in full, side by
+    // side where there are cores for it: on one, each costs a third or more of a
+    // `--stance-spots` build (lambada 0.63 s and 0.2 s each; the Bandai dance 2.2 s and
+    // 0.9 s each).
+    let full = side_by_side(&finalists, |&i| {
+        let stage = &candidates[i].1;
+        let made = (i > 0).then(|| self::planned(stage, from, way));
+        let balanced = balance_planned(stage, made.as_ref().unwrap_or(&planned), from.margin);
+        let deg = rows_likeness(from, &balanced).unwrap_or(f64::INFINITY);
+        (i, deg, made, balanced)
+    });
+    for (i, (moved, _)) in candidates.iter().enumerate() {
+        let said = moved.map_or("on the stance's spots", |m| m.to.said());
+        let coarse = coarse_deg[i];
+        match full.iter().find(|f| f.0 == i) {
+            Some((_, deg, ..)) => tracing::debug!(
+                "the paws {said} ({:.0?} mm away): likeness {coarse:.1}° balanced coarsely, {deg:.1}° in full",
+                moved.map_or([0.0; 4], |m| m.mm)
+            ),
+            None => tracing::debug!("the paws {said}: likeness {coarse:.1}° balanced coarsely"),
+        }
+    }
+    // The strictly lowest in full wins, the stance (first) on a tie.
+    let best = full
+        .into_iter()
+        .reduce(|best, next| if next.1 < best.1 { next } else { best });
+    let Some((i, _, made, balanced)) = best else {
+        // No finalist (not reached): the stance's spots, balanced when kept.
+        return Ok((candidates.swap_remove(0).1, planned));
     };
-    let mut balanced: Vec<Option<stage::Balanced>> = std::thread::scope(|scope| {
-        let threads: Vec<_> = (candidates.iter().enumerate())
-            .map(|(i, (_, stage, planned))| {
-                finalist(i).then(|| scope.spawn(move || balance(stage, planned)))
-            })
+    let (spots_moved, stage) = candidates.swap_remove(i);
+    let planned = Planned {
+        balanced: Some(balanced),
+        spots_moved,
+        ..made.unwrap_or(planned)
+    };
+    Ok((stage, planned))
+}
+
+/// `f` of each of `items`, side by side on a thread each (cores permitting), in order;
+/// a thread's panic goes on here.
+fn side_by_side<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let f = &f;
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = items
+            .iter()
+            .map(|item| scope.spawn(move || f(item)))
             .collect();
         threads
             .into_iter()
-            .map(|t| t.map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e))))
+            .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
-    });
-    // The strictly lowest in full wins, the stance (first) on a tie.
-    let mut chosen = (coarse_best, f64::INFINITY);
-    for (i, (moved, ..)) in candidates.iter().enumerate() {
-        let said = moved.map_or("on the stance's spots", |m| m.to.said());
-        let coarse = coarse_deg[i];
-        let Some(deg) = balanced[i]
-            .as_ref()
-            .map(|b| rows_likeness(from, b).unwrap_or(f64::INFINITY))
-        else {
-            tracing::debug!("the paws {said}: likeness {coarse:.1}° balanced coarsely");
-            continue;
-        };
-        tracing::debug!(
-            "the paws {said} ({:.0?} mm away): likeness {coarse:.1}° balanced coarsely, {deg:.1}° in full",
-            moved.map_or([0.0; 4], |m| m.mm)
-        );
-        if deg < chosen.1 {
-            chosen = (i, deg);
-        }
-    }
-    let balanced = balanced.swap_remove(chosen.0);
-    let (spots_moved, stage, planned) = candidates.swap_remove(chosen.0);
-    let planned = Planned {
-        balanced,
-        spots_moved,
-        ..planned
-    };
-    Ok((stage, planned))
+    })
+}
+
+/// `stage`'s balance of `planned`'s grid and plan, `margin` mm inside the support.
+fn balance_planned(stage: &Stage, planned: &Planned, margin: f64) -> stage::Balanced {
+    let margins = vec![margin; planned.grid.rows.len()];
+    stage.balance(&planned.grid, &planned.plan, &margins)
 }
 
 /// Choosing the spots, each candidate is first balanced on every [`CHOICE_EVERY`]th row
@@ -1122,7 +1124,7 @@ fn coarse_likeness(
     from: &Balancing,
     way: Way,
     stance: &[f64],
-    candidates: &[(Option<MovedSpots>, Stage, Planned)],
+    candidates: &[(Option<MovedSpots>, Stage)],
 ) -> Result<Vec<f64>, BuildError> {
     let grid = keyframes::Grid {
         rows: from
@@ -1142,7 +1144,7 @@ fn coarse_likeness(
     };
     let stages = candidates
         .iter()
-        .map(|(moved, fine, _)| {
+        .map(|(moved, fine)| {
             let stage = Stage::new(from.profile, grid.frame_ms, stance)?;
             Ok(match moved {
                 Some(_) => stage.planted_toward(fine.spots()),
@@ -1150,21 +1152,10 @@ fn coarse_likeness(
             })
         })
         .collect::<Result<Vec<Stage>, BalanceError>>()?;
-    let score = |stage: &Stage| {
+    Ok(side_by_side(&stages, |stage| {
         let planned = self::planned(stage, &coarse, way);
-        let margins = vec![from.margin; planned.grid.rows.len()];
-        let balanced = stage.balance(&planned.grid, &planned.plan, &margins);
+        let balanced = balance_planned(stage, &planned, from.margin);
         rows_likeness(&coarse, &balanced).unwrap_or(f64::INFINITY)
-    };
-    Ok(std::thread::scope(|scope| {
-        let threads: Vec<_> = stages
-            .iter()
-            .map(|s| scope.spawn(move || score(s)))
-            .collect();
-        threads
-            .into_iter()
-            .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
     }))
 }
 

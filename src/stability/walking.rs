@@ -334,13 +334,16 @@ pub fn felt_in_context(
             let first = grid.rows.first().map_or(&[][..], Vec::as_slice);
             let ramp = ramp_in(first);
             for row in ramp.iter().take(ramp.len().saturating_sub(1)) {
-                if floor.play(row.get(3..).unwrap_or_default()).is_none() {
+                if floor
+                    .play(row.get(BODY_ANGLES..).unwrap_or_default())
+                    .is_none()
+                {
                     return (walks, Vec::new());
                 }
             }
         }
         for row in grid.rows.iter().take(start).skip(played) {
-            match floor.play(row.get(3..).unwrap_or_default()) {
+            match floor.play(row.get(BODY_ANGLES..).unwrap_or_default()) {
                 Some(place) => {
                     here = place;
                     on_path(&mut path, place);
@@ -364,7 +367,7 @@ pub fn felt_in_context(
         let mut lost = false;
         let mut felt = |legs: &[[f64; 3]; 4], _reckoned| {
             others = rows.next().unwrap_or(others);
-            let place = floor.feel(legs, others.get(3..).unwrap_or_default());
+            let place = floor.feel(legs, others.get(BODY_ANGLES..).unwrap_or_default());
             lost |= place.is_none();
             place.map(|p| {
                 here = p;
