@@ -27,7 +27,10 @@ use std::path::PathBuf;
                         centre of mass is outside that support, or when it must go over onto \
                         anything else to rest: an elbow or knee, the chest, a flank or the \
                         head; marginal when inside by less than --margin. Exit 1 when an \
-                        unstable span lasts longer than 100 ms. Tipping from two paws, one \
+                        unstable span lasts longer than 100 ms, unless it only rocks: turned \
+                        as a rigid body pivoting on the edge it tips over (its inertia from \
+                        the mass model), the robot turns at most 15° before the motion brings \
+                        its centre of mass back. Tipping from two paws, one \
                         front and one hind, is how a trot or pace moves: reported as dynamic, \
                         not as a fault.\n\n\
                         Balance (simulated): the motion is also played on the simulated robot, \
@@ -185,6 +188,7 @@ pub fn balance_json(b: &aibo_motion::stability::statics::Report) -> serde_json::
             "direction": s.direction,
             "dynamic": s.dynamic,
             "held": s.held,
+            "rock_deg": (s.rock_deg * 10.0).round() / 10.0,
             "fault": s.fault(),
             "resting_on": s.resting_on,
         })).collect::<Vec<_>>(),
@@ -222,12 +226,16 @@ fn rounded(mm: f64) -> Option<f64> {
 /// One unstable span, for the text report (and `build`'s warnings).
 pub fn describe_span(s: &aibo_motion::stability::statics::Span) -> String {
     use aibo_motion::stability::statics::Verdict;
-    let kind = match s.verdict {
-        Verdict::Unstable if s.held => "unstable to the end, where the robot holds the pose",
-        Verdict::Unstable if s.dynamic => "dynamic (two paws down, as a trot or pace)",
-        Verdict::Unstable if s.fault() => "unstable",
-        Verdict::Unstable => "briefly unstable",
-        _ => "marginal",
+    let kind: String = match s.verdict {
+        Verdict::Unstable if s.held => "unstable to the end, where the robot holds the pose".into(),
+        Verdict::Unstable if s.dynamic => "dynamic (two paws down, as a trot or pace)".into(),
+        Verdict::Unstable if s.fault() => "unstable".into(),
+        Verdict::Unstable if s.rocks() => format!(
+            "unstable, but rocks (it turns at most {:.0}° on its edge, and comes back)",
+            s.rock_deg
+        ),
+        Verdict::Unstable => "briefly unstable".into(),
+        _ => "marginal".into(),
     };
     let way = match (s.direction, s.verdict) {
         (None, _) => String::new(),

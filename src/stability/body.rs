@@ -284,6 +284,19 @@ impl Body {
         weighted / self.total_kg
     }
 
+    /// Each mass's share of the whole and where it is for a pose (mm, the pose's frame).
+    pub fn mass_points(&self, pose: &Pose) -> Vec<(f64, DVec3)> {
+        self.masses
+            .iter()
+            .map(|&(b, kg, com)| {
+                (
+                    kg / self.total_kg,
+                    pose.positions[b] + pose.rotations[b] * com,
+                )
+            })
+            .collect()
+    }
+
     /// The points that can touch the floor, by name, where they are for a pose (each
     /// round one at its lowest point), and the centre of mass: mm, the pose's frame.
     pub fn touch_points(&self, pose: &Pose) -> (Vec<(String, DVec3)>, DVec3) {

@@ -37,6 +37,13 @@
 //! one front and one hind, is how a trot or pace moves (Sony's walks): **dynamic**,
 //! reported but no fault. The simulation (`physics`) judges its falls against the same
 //! meant attitude and the same parts.
+//!
+//! **Rocks.** A frame alone says where the robot would end up given time, not how far it
+//! gets: tipping takes time, and the motion may bring the centre of mass back first.
+//! Through each unstable stretch the robot is also turned as a rigid body pivoting on
+//! the edge it tips over, from rest, with its inertia about that edge from the mass
+//! model ([`rocking`]). A stretch longer than [`SPAN_FAULT_MS`] in which it turns at most
+//! [`ROCK_DEG`] and comes back onto its support rocks: reported, no fault.
 
 use glam::{DQuat, DVec2, DVec3};
 use serde::Serialize;
@@ -68,6 +75,15 @@ pub const DEFAULT_MARGIN_MM: f64 = 10.0;
 
 /// An unstable span longer than this (ms) fails `check --balance`.
 pub const SPAN_FAULT_MS: u64 = 100;
+
+/// An unstable span longer than [`SPAN_FAULT_MS`] in which the robot turns no further
+/// than this on its edge before the motion brings its centre of mass back ([`rocking`])
+/// rocks back; further, it tips (degrees: the simulation's bound for leaning onto
+/// anything the motion does not mean to rest on).
+pub const ROCK_DEG: f64 = 15.0;
+
+/// How far the rock model follows a turn, radians: a quarter turn is over.
+const ROCK_LIMIT_RAD: f64 = std::f64::consts::FRAC_PI_2;
 
 /// Four paws this near one plane (mm) all stand on it ([`Body::paws_level`]): a paw
 /// sliding or settling, not raised (a step lifts 20 mm).
@@ -107,9 +123,11 @@ impl Body {
             .map(|c| pose.positions[c.bone] + pose.rotations[c.bone] * c.offset)
             .collect();
         let com = self.centre_of_mass(&pose);
+        let weights = self.mass_points(&pose);
         self.rest(
             &points,
             com,
+            &weights,
             super::carried(attitude[0], attitude[1]),
             posture,
         )
@@ -171,7 +189,14 @@ impl Body {
 
     /// Steps 1 and 2 of the module's test, from points and a centre of mass in the frame of
     /// the attitude the motion carries (`carried`).
-    fn rest(&self, points: &[DVec3], com: DVec3, carried: DQuat, posture: Resting) -> Stance {
+    fn rest(
+        &self,
+        points: &[DVec3],
+        com: DVec3,
+        weights: &[(f64, DVec3)],
+        carried: DQuat,
+        posture: Resting,
+    ) -> Stance {
         let rests = posture.rests;
         let posture_up = posture.attitude() * DVec3::Z;
         // Whether the robot, turned by `turn` from the carried attitude, may rest on a
@@ -220,6 +245,7 @@ impl Body {
             let here = Support {
                 turn,
                 floor,
+                com_height: c.z - floor,
                 touching: touching.clone(),
                 margin,
                 toward,
@@ -260,6 +286,7 @@ impl Body {
         let meant = meant.unwrap_or(Support {
             turn: DQuat::IDENTITY,
             floor: 0.0,
+            com_height: 0.0,
             touching: Vec::new(),
             margin: f64::NEG_INFINITY,
             toward: DVec2::ZERO,
@@ -295,6 +322,8 @@ impl Body {
             onto,
             dynamic,
             com: meant.com,
+            com_height_mm: meant.com_height,
+            gyration_mm2: meant.gyration(weights),
             support: meant.hull,
             standing_on: stood_on.iter().map(|c| c.name.clone()).collect(),
             meant: meant.turn,
@@ -320,11 +349,38 @@ struct Support {
     turn: DQuat,
     /// The floor's height in the turned frame, mm.
     floor: f64,
+    /// The centre of mass's height over it, mm.
+    com_height: f64,
     touching: Vec<usize>,
     margin: f64,
     toward: DVec2,
     com: DVec2,
     hull: Vec<DVec2>,
+}
+
+impl Support {
+    /// The robot's inertia per kg about the edge it tips over (standing, the edge
+    /// nearest its centre of mass): its masses' (`weights`: each one's share and place at
+    /// the carried attitude) squared distances from that line, mm².
+    fn gyration(&self, weights: &[(f64, DVec3)]) -> f64 {
+        if !self.margin.is_finite() {
+            return 0.0;
+        }
+        let outward = if self.toward == DVec2::ZERO {
+            nearest_edge_direction(self.com, &self.hull).unwrap_or(DVec2::ZERO)
+        } else {
+            -self.toward
+        };
+        let pivot = (self.com + outward * self.margin.abs()).extend(self.floor);
+        let along = DVec3::Z.cross(outward.extend(0.0));
+        weights
+            .iter()
+            .map(|(share, p)| {
+                let r = self.turn * *p - pivot;
+                share * (r.length_squared() - r.dot(along).powi(2))
+            })
+            .sum()
+    }
 }
 
 /// The least turn about `axis` (horizontal, through a point of the floor) that brings a
@@ -374,6 +430,12 @@ pub struct Stance {
     /// attitude.
     #[serde(skip)]
     pub com: DVec2,
+    /// The centre of mass's height over the floor at the meant attitude, mm.
+    #[serde(skip)]
+    pub com_height_mm: f64,
+    /// The robot's inertia about the edge it tips over (or the nearest) per kg, mm².
+    #[serde(skip)]
+    pub gyration_mm2: f64,
     #[serde(skip)]
     pub support: Vec<DVec2>,
     /// The points that carry the robot at the meant attitude.
@@ -442,6 +504,9 @@ pub struct Span {
     /// It runs to the motion's end, tipping in the last frame, whose pose the robot then
     /// holds (Sony's player and the bridge both do): it tips however short it looks.
     pub held: bool,
+    /// The most the robot turns on its edge, from the span's start until it is back on
+    /// its support, pivoting from rest as [`rocking`] models it, degrees.
+    pub rock_deg: f64,
 }
 
 impl Span {
@@ -450,10 +515,21 @@ impl Span {
     }
 
     /// A span that fails the check: it tips, not as a walk does, for longer than
-    /// [`SPAN_FAULT_MS`], or in the last pose, which the robot holds.
+    /// [`SPAN_FAULT_MS`] and further than it rocks back, or in the last pose, which the
+    /// robot holds.
     pub fn fault(&self) -> bool {
-        self.verdict == Verdict::Unstable
-            && (self.held || !self.dynamic && self.duration_ms() > SPAN_FAULT_MS)
+        self.verdict == Verdict::Unstable && (self.held || self.long() && self.rock_deg > ROCK_DEG)
+    }
+
+    /// Unstable for longer than [`SPAN_FAULT_MS`], yet the robot turns at most
+    /// [`ROCK_DEG`] on its edge and comes back onto its support: it rocks, no fault.
+    pub fn rocks(&self) -> bool {
+        self.verdict == Verdict::Unstable && !self.held && self.long() && self.rock_deg <= ROCK_DEG
+    }
+
+    /// Unstable for longer than [`SPAN_FAULT_MS`], not as a walk is.
+    fn long(&self) -> bool {
+        !self.dynamic && self.duration_ms() > SPAN_FAULT_MS
     }
 }
 
@@ -488,8 +564,24 @@ impl Report {
         let plural = |n: usize| if n == 1 { "" } else { "s" };
         let mut parts = Vec::new();
         if tipping > 0 {
+            let rocking: Vec<f64> = self
+                .spans
+                .iter()
+                .filter(|s| s.rocks())
+                .map(|s| s.rock_deg)
+                .collect();
+            let rocks = match rocking.len() {
+                0 => String::new(),
+                n => format!(
+                    "; {n} longer that rock{}, turning at most {:.0}° on {} edge",
+                    if n == 1 { "s" } else { "" },
+                    rocking.iter().fold(0.0, |a: f64, &b| a.max(b)),
+                    if n == 1 { "its" } else { "their" }
+                ),
+            };
+            let tip = if rocking.is_empty() { "" } else { " that tip" };
             parts.push(format!(
-                "{tipping} unstable span{} ({faults} longer than {SPAN_FAULT_MS} ms{})",
+                "{tipping} unstable span{} ({faults} longer than {SPAN_FAULT_MS} ms{tip}{}{rocks})",
                 plural(tipping),
                 if self.spans.iter().any(|s| s.held) {
                     " or held at the end"
@@ -577,6 +669,7 @@ pub fn check(motion: &Motion, profile: &Profile, required_mm: f64) -> Result<Rep
 /// requiring `required_mm` of margin.
 pub fn report(all: &[Stance], profile: &Profile, required_mm: f64) -> Report {
     let verdicts: Vec<Verdict> = all.iter().map(|s| s.verdict(required_mm)).collect();
+    let turned = rocking(all);
     let mut spans: Vec<Span> = Vec::new();
     let mut first = 0;
     while first < all.len() {
@@ -601,6 +694,11 @@ pub fn report(all: &[Stance], profile: &Profile, required_mm: f64) -> Report {
             .clone()
             .filter(|&i| verdicts[i] == Verdict::Unstable)
             .collect();
+        // The rock runs on past the span until the robot is back on its support.
+        let rocked = (first..all.len())
+            .take_while(|&i| i < end || turned[i] > 0.0)
+            .map(|i| turned[i])
+            .fold(0.0, f64::max);
         spans.push(Span {
             start_ms: first as u64 * DENSE_FRAME_MS,
             end_ms: end as u64 * DENSE_FRAME_MS,
@@ -610,6 +708,7 @@ pub fn report(all: &[Stance], profile: &Profile, required_mm: f64) -> Report {
             dynamic: !tipping.is_empty() && tipping.iter().all(|&i| all[i].dynamic),
             resting_on: all[worst].resting_on.clone(),
             held: end == all.len() && verdicts[end - 1] == Verdict::Unstable,
+            rock_deg: rocked.to_degrees(),
         });
         first = end;
     }
@@ -631,6 +730,53 @@ pub fn report(all: &[Stance], profile: &Profile, required_mm: f64) -> Report {
         spans,
         uncertain_masses: profile.mass.as_ref().is_some_and(|m| m.uncertain),
     }
+}
+
+/// How far the robot has turned on the edge it tips over at each frame, radians: its
+/// weight as a point at the centre of mass, pivoting from rest on the support's edge
+/// while the motion carries the centre of mass out past it (the frame's negative margin)
+/// and back (a positive margin pulls it down again, at least as hard as the edge nearest
+/// it does); back on its support, it rests. A point mass turns faster than the robot,
+/// whose own inertia about the edge slows it further, so this overstates the rock.
+fn rocking(all: &[Stance]) -> Vec<f64> {
+    const G_MM_S2: f64 = 9810.0;
+    const SUBSTEPS: u32 = 8;
+    let dt = DENSE_FRAME_MS as f64 / 1000.0 / f64::from(SUBSTEPS);
+    let (mut angle, mut rate) = (0.0f64, 0.0f64);
+    all.iter()
+        .map(|s| {
+            // Nothing meant to stand on (the head down where the motion puts it): over at
+            // once. Once over, the span that took it there is judged; the model starts
+            // again from the next frame that stands.
+            if !s.margin_mm.is_finite() {
+                (angle, rate) = (ROCK_LIMIT_RAD, 0.0);
+                return angle;
+            }
+            if angle >= ROCK_LIMIT_RAD {
+                if s.margin_mm < 0.0 {
+                    return angle;
+                }
+                (angle, rate) = (0.0, 0.0);
+            }
+            let out = -s.margin_mm;
+            let height = s.com_height_mm.max(1.0);
+            let gyration = s.gyration_mm2.max(height * height + out * out);
+            for _ in 0..SUBSTEPS {
+                let pull = G_MM_S2 * (out + height * angle) / gyration;
+                if angle <= 0.0 && pull <= 0.0 {
+                    (angle, rate) = (0.0, 0.0);
+                    continue;
+                }
+                angle += (rate + 0.5 * pull * dt) * dt;
+                rate += pull * dt;
+                if angle <= 0.0 {
+                    (angle, rate) = (0.0, 0.0);
+                }
+            }
+            angle = angle.min(ROCK_LIMIT_RAD);
+            angle
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -697,5 +843,123 @@ mod tests {
         assert!(t.to_degrees() > 90.0);
         // Too near the axis to reach the floor: never.
         assert_eq!(first_touch(DVec3::new(0.0, 0.0, 5.0), axis, 10.0), None);
+    }
+
+    /// A frame whose centre of mass is `margin_mm` inside its support (outside where
+    /// negative), 100 mm up, with 20 000 mm² of inertia per kg about the edge.
+    fn at_margin(margin_mm: f64) -> Stance {
+        Stance {
+            tips: margin_mm < 0.0,
+            margin_mm,
+            tilt_deg: 0.0,
+            direction: None,
+            resting_on: Vec::new(),
+            onto: None,
+            dynamic: false,
+            com: DVec2::ZERO,
+            com_height_mm: 100.0,
+            gyration_mm2: 20_000.0,
+            support: Vec::new(),
+            standing_on: Vec::new(),
+            meant: DQuat::IDENTITY,
+            floor_mm: 0.0,
+            posture: Resting {
+                pitch: 0.0,
+                rests: super::super::body::Parts::PAWS,
+            },
+            resting_parts: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_rock_turns_as_a_body_pivoting_on_its_edge_and_comes_back_with_its_weight() {
+        // Held 5 mm out, a body pivoting on its edge turns as θ'' = g (e + h θ) / k²:
+        // θ(t) = (e / h) (cosh ωt − 1), ω² = g h / k².
+        let (e, h, k2): (f64, f64, f64) = (5.0, 100.0, 20_000.0);
+        let omega = (9810.0 * h / k2).sqrt();
+        let frames: Vec<Stance> = (0..10).map(|_| at_margin(-e)).collect();
+        let turned = rocking(&frames);
+        for (i, angle) in turned.iter().enumerate() {
+            let t = (i + 1) as f64 * DENSE_FRAME_MS as f64 / 1000.0;
+            let expected = e / h * ((omega * t).cosh() - 1.0);
+            assert!(
+                (angle - expected).abs() <= 0.02 * expected,
+                "{t} s: {angle} rad, {expected} rad expected"
+            );
+        }
+        // Inside its support from the start, it never turns.
+        assert!(rocking(&vec![at_margin(5.0); 10]).iter().all(|&a| a == 0.0));
+
+        // 120 ms 5 mm out, then the weight 30 mm back in: it rocks and comes down.
+        let profile = Profile::builtin("ERS-7").unwrap();
+        let mut rock: Vec<Stance> = vec![at_margin(40.0); 10];
+        rock.extend(vec![at_margin(-5.0); 15]);
+        rock.extend(vec![at_margin(30.0); 40]);
+        let report = report(&rock, &profile, DEFAULT_MARGIN_MM);
+        let span = &report.spans[0];
+        assert_eq!((span.start_ms, span.end_ms), (80, 200));
+        assert!(span.rocks() && !span.fault(), "{span:?}");
+        assert!((0.1..ROCK_DEG).contains(&span.rock_deg), "{span:?}");
+        assert!(
+            report.summary().contains("1 longer that rocks"),
+            "{}",
+            report.summary()
+        );
+
+        // 400 ms 20 mm out: it goes over before the weight comes back.
+        let mut over: Vec<Stance> = vec![at_margin(40.0); 10];
+        over.extend(vec![at_margin(-20.0); 50]);
+        over.extend(vec![at_margin(30.0); 40]);
+        let report = super::report(&over, &profile, DEFAULT_MARGIN_MM);
+        let span = &report.spans[0];
+        assert!(span.fault() && !span.rocks(), "{span:?}");
+        assert_eq!(span.rock_deg, 90.0);
+    }
+
+    #[test]
+    fn the_inertia_about_the_edge_is_the_parallel_axis_theorem_s() {
+        // Standing, the edge nearest the centre of mass: the inertia per kg about it is
+        // that about the parallel line through the centre of mass plus the squared
+        // distance between the two lines.
+        for model in ["ERS-7", "ERS-210", "ERS-220"] {
+            let profile = Profile::builtin(model).unwrap();
+            let body = Body::of(&profile).unwrap();
+            let joints = &profile.postures["stand"].joints;
+            let stance = body.stance(joints, [0.0; 3]);
+            assert!(!stance.tips && stance.margin_mm > 0.0, "{model}");
+            // The hull's edge nearest the centre of mass, seen from above.
+            let hull = &stance.support;
+            let (a, b) = (0..hull.len())
+                .map(|i| (hull[i], hull[(i + 1) % hull.len()]))
+                .min_by(|x, y| {
+                    let d = |(a, b): (DVec2, DVec2)| {
+                        let t = ((stance.com - a).dot(b - a) / (b - a).length_squared())
+                            .clamp(0.0, 1.0);
+                        (a + (b - a) * t).distance(stance.com)
+                    };
+                    d(*x).total_cmp(&d(*y))
+                })
+                .unwrap();
+            let along = (b - a).normalize().extend(0.0);
+            let pose = body.skeleton.pose(joints, [0.0; 3]);
+            let weights = body.mass_points(&pose);
+            let placed: Vec<(f64, DVec3)> = weights
+                .iter()
+                .map(|(w, p)| (*w, stance.meant * *p))
+                .collect();
+            let com: DVec3 = placed.iter().map(|(w, p)| *p * *w).sum();
+            let across = |r: DVec3| r.length_squared() - r.dot(along).powi(2);
+            let about_com: f64 = placed.iter().map(|(w, p)| w * across(*p - com)).sum();
+            let between = across(com - a.extend(stance.floor_mm));
+            let expected = about_com + between;
+            assert!(
+                (stance.gyration_mm2 - expected).abs() < 1e-6 * expected,
+                "{model}: {} mm², {expected} mm² expected",
+                stance.gyration_mm2
+            );
+            // And the distance between the lines is the margin and the height.
+            let d2 = stance.margin_mm.powi(2) + stance.com_height_mm.powi(2);
+            assert!((between - d2).abs() < 1e-6 * d2, "{model}: {between} {d2}");
+        }
     }
 }
