@@ -53,6 +53,7 @@ use super::support::{convex_hull, nearest_edge_direction, signed_distance, Direc
 use super::{attitude, testable_frames, BalanceError, Columns};
 use crate::mtn::{self, Motion, DENSE_FRAME_MS};
 use crate::robot::profile::Profile;
+use crate::robot::skeleton::Pose;
 
 /// Points this close to the floor (mm) touch it: about what a paw's rubber pad and a
 /// servo's give take up, so that four paws a few mm out of plane all bear weight.
@@ -123,11 +124,10 @@ impl Body {
             .map(|c| pose.positions[c.bone] + pose.rotations[c.bone] * c.offset)
             .collect();
         let com = self.centre_of_mass(&pose);
-        let weights = self.mass_points(&pose);
         self.rest(
             &points,
             com,
-            &weights,
+            &pose,
             super::carried(attitude[0], attitude[1]),
             posture,
         )
@@ -193,7 +193,7 @@ impl Body {
         &self,
         points: &[DVec3],
         com: DVec3,
-        weights: &[(f64, DVec3)],
+        pose: &Pose,
         carried: DQuat,
         posture: Resting,
     ) -> Stance {
@@ -323,7 +323,11 @@ impl Body {
             dynamic,
             com: meant.com,
             com_height_mm: meant.com_height,
-            gyration_mm2: meant.gyration(weights),
+            gyration_mm2: if meant.margin < 0.0 {
+                meant.gyration(&self.mass_points(pose))
+            } else {
+                0.0
+            },
             support: meant.hull,
             standing_on: stood_on.iter().map(|c| c.name.clone()).collect(),
             meant: meant.turn,
@@ -359,20 +363,15 @@ struct Support {
 }
 
 impl Support {
-    /// The robot's inertia per kg about the edge it tips over (standing, the edge
-    /// nearest its centre of mass): its masses' (`weights`: each one's share and place at
-    /// the carried attitude) squared distances from that line, mm².
+    /// The robot's inertia per kg about the edge it tips over (the centre of mass
+    /// outside the support): its masses' (`weights`: each one's share and place at the
+    /// carried attitude) squared distances from that line, mm².
     fn gyration(&self, weights: &[(f64, DVec3)]) -> f64 {
         if !self.margin.is_finite() {
             return 0.0;
         }
-        let outward = if self.toward == DVec2::ZERO {
-            nearest_edge_direction(self.com, &self.hull).unwrap_or(DVec2::ZERO)
-        } else {
-            -self.toward
-        };
-        let pivot = (self.com + outward * self.margin.abs()).extend(self.floor);
-        let along = DVec3::Z.cross(outward.extend(0.0));
+        let pivot = (self.com - self.toward * self.margin.abs()).extend(self.floor);
+        let along = DVec3::Z.cross(self.toward.extend(0.0));
         weights
             .iter()
             .map(|(share, p)| {
@@ -433,7 +432,8 @@ pub struct Stance {
     /// The centre of mass's height over the floor at the meant attitude, mm.
     #[serde(skip)]
     pub com_height_mm: f64,
-    /// The robot's inertia about the edge it tips over (or the nearest) per kg, mm².
+    /// Where the centre of mass is outside the support: the robot's inertia per kg about
+    /// the edge it tips over, mm² (0 where it is inside).
     #[serde(skip)]
     pub gyration_mm2: f64,
     #[serde(skip)]
@@ -743,6 +743,8 @@ fn rocking(all: &[Stance]) -> Vec<f64> {
     const SUBSTEPS: u32 = 8;
     let dt = DENSE_FRAME_MS as f64 / 1000.0 / f64::from(SUBSTEPS);
     let (mut angle, mut rate) = (0.0f64, 0.0f64);
+    // Coming back, it turns about the edge it went over: that edge's inertia.
+    let mut pivoting = 0.0f64;
     all.iter()
         .map(|s| {
             // Nothing meant to stand on (the head down where the motion puts it): over at
@@ -760,7 +762,10 @@ fn rocking(all: &[Stance]) -> Vec<f64> {
             }
             let out = -s.margin_mm;
             let height = s.com_height_mm.max(1.0);
-            let gyration = s.gyration_mm2.max(height * height + out * out);
+            if s.margin_mm < 0.0 {
+                pivoting = s.gyration_mm2;
+            }
+            let gyration = pivoting.max(height * height + out * out);
             for _ in 0..SUBSTEPS {
                 let pull = G_MM_S2 * (out + height * angle) / gyration;
                 if angle <= 0.0 && pull <= 0.0 {
@@ -918,39 +923,37 @@ mod tests {
 
     #[test]
     fn the_inertia_about_the_edge_is_the_parallel_axis_theorem_s() {
-        // Standing, the edge nearest the centre of mass: the inertia per kg about it is
-        // that about the parallel line through the centre of mass plus the squared
-        // distance between the two lines.
+        // Both front legs raised from the stand: the robot tips forward over the line of
+        // its hind paws. The inertia per kg about that line is that about the parallel
+        // line through the centre of mass plus the squared distance between the two.
         for model in ["ERS-7", "ERS-210", "ERS-220"] {
             let profile = Profile::builtin(model).unwrap();
             let body = Body::of(&profile).unwrap();
-            let joints = &profile.postures["stand"].joints;
-            let stance = body.stance(joints, [0.0; 3]);
-            assert!(!stance.tips && stance.margin_mm > 0.0, "{model}");
-            // The hull's edge nearest the centre of mass, seen from above.
+            let joint = |name: &str| profile.joints.iter().position(|j| j.name == name).unwrap();
+            let mut joints = profile.postures["stand"].joints.clone();
+            for (name, deg) in [
+                ("lf_j1", 130.0),
+                ("rf_j1", 130.0),
+                ("lf_j3", 0.0),
+                ("rf_j3", 0.0),
+            ] {
+                joints[joint(name)] = f64::to_radians(deg);
+            }
+            let stance = body.stance(&joints, [0.0; 3]);
+            assert!(stance.tips && stance.margin_mm < 0.0, "{model}: {stance:?}");
             let hull = &stance.support;
-            let (a, b) = (0..hull.len())
-                .map(|i| (hull[i], hull[(i + 1) % hull.len()]))
-                .min_by(|x, y| {
-                    let d = |(a, b): (DVec2, DVec2)| {
-                        let t = ((stance.com - a).dot(b - a) / (b - a).length_squared())
-                            .clamp(0.0, 1.0);
-                        (a + (b - a) * t).distance(stance.com)
-                    };
-                    d(*x).total_cmp(&d(*y))
-                })
-                .unwrap();
-            let along = (b - a).normalize().extend(0.0);
-            let pose = body.skeleton.pose(joints, [0.0; 3]);
-            let weights = body.mass_points(&pose);
-            let placed: Vec<(f64, DVec3)> = weights
+            assert_eq!(hull.len(), 2, "{model}: {:?}", stance.standing_on);
+            let along = (hull[1] - hull[0]).normalize().extend(0.0);
+            let pose = body.skeleton.pose(&joints, [0.0; 3]);
+            let placed: Vec<(f64, DVec3)> = body
+                .mass_points(&pose)
                 .iter()
                 .map(|(w, p)| (*w, stance.meant * *p))
                 .collect();
             let com: DVec3 = placed.iter().map(|(w, p)| *p * *w).sum();
             let across = |r: DVec3| r.length_squared() - r.dot(along).powi(2);
             let about_com: f64 = placed.iter().map(|(w, p)| w * across(*p - com)).sum();
-            let between = across(com - a.extend(stance.floor_mm));
+            let between = across(com - hull[0].extend(stance.floor_mm));
             let expected = about_com + between;
             assert!(
                 (stance.gyration_mm2 - expected).abs() < 1e-6 * expected,
