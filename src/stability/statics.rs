@@ -732,12 +732,14 @@ pub fn report(all: &[Stance], profile: &Profile, required_mm: f64) -> Report {
     }
 }
 
-/// How far the robot has turned on the edge it tips over at each frame, radians: its
-/// weight as a point at the centre of mass, pivoting from rest on the support's edge
-/// while the motion carries the centre of mass out past it (the frame's negative margin)
-/// and back (a positive margin pulls it down again, at least as hard as the edge nearest
-/// it does); back on its support, it rests. A point mass turns faster than the robot,
-/// whose own inertia about the edge slows it further, so this overstates the rock.
+/// How far the robot has turned on the edge it tips over at each frame, radians: a rigid
+/// body pivoting from rest on that edge, I θ'' = m g (e + h θ), with its inertia about
+/// the edge from the mass model's point masses, while the motion carries the centre of
+/// mass out past it (e, the frame's negative margin, at height h) and back (a positive
+/// margin, the distance to the nearest edge, pulls it down again no harder than the edge
+/// it went over would); back on its support, it rests. What it leaves out: the joints'
+/// own swing (their momentum), the paws sliding, and a robot still moving from a rock
+/// before, which it starts again from rest.
 fn rocking(all: &[Stance]) -> Vec<f64> {
     const G_MM_S2: f64 = 9810.0;
     const SUBSTEPS: u32 = 8;
