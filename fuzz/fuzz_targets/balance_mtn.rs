@@ -21,6 +21,8 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(report) = balance::check(&motion, &profile, balance::DEFAULT_MARGIN_MM) {
         assert!(report.spans.iter().all(|s| s.start_ms <= s.end_ms));
+        // The rock is an angle from 0 to a quarter turn, whatever the poses.
+        assert!(report.spans.iter().all(|s| (0.0..=90.0).contains(&s.rock_deg)));
         let _ = report.summary();
     }
     if frames <= 500 {
