@@ -276,25 +276,15 @@ impl Body {
 
     /// The centre of mass of a pose (mm, the pose's frame).
     pub fn centre_of_mass(&self, pose: &Pose) -> DVec3 {
-        let weighted: DVec3 = self
-            .masses
-            .iter()
-            .map(|&(b, kg, com)| (pose.positions[b] + pose.rotations[b] * com) * kg)
-            .sum();
+        let weighted: DVec3 = self.placed_masses(pose).map(|(kg, p)| p * kg).sum();
         weighted / self.total_kg
     }
 
-    /// Each mass's share of the whole and where it is for a pose (mm, the pose's frame).
-    pub fn mass_points(&self, pose: &Pose) -> Vec<(f64, DVec3)> {
+    /// Each mass, kg, and where its centre is for a pose (mm, the pose's frame).
+    pub fn placed_masses<'a>(&'a self, pose: &'a Pose) -> impl Iterator<Item = (f64, DVec3)> + 'a {
         self.masses
             .iter()
-            .map(|&(b, kg, com)| {
-                (
-                    kg / self.total_kg,
-                    pose.positions[b] + pose.rotations[b] * com,
-                )
-            })
-            .collect()
+            .map(|&(b, kg, com)| (kg, pose.positions[b] + pose.rotations[b] * com))
     }
 
     /// The points that can touch the floor, by name, where they are for a pose (each

@@ -324,7 +324,7 @@ impl Body {
             com: meant.com,
             com_height_mm: meant.com_height,
             gyration_mm2: if meant.margin < 0.0 {
-                meant.gyration(&self.mass_points(pose))
+                meant.gyration(self.placed_masses(pose)) / self.total_kg
             } else {
                 0.0
             },
@@ -363,20 +363,19 @@ struct Support {
 }
 
 impl Support {
-    /// The robot's inertia per kg about the edge it tips over (the centre of mass
-    /// outside the support): its masses' (`weights`: each one's share and place at the
-    /// carried attitude) squared distances from that line, mm².
-    fn gyration(&self, weights: &[(f64, DVec3)]) -> f64 {
+    /// The robot's inertia about the edge it tips over (the centre of mass outside the
+    /// support), kg·mm²: its masses (kg, and where each is at the carried attitude)
+    /// times their squared distances from that line.
+    fn gyration(&self, masses: impl Iterator<Item = (f64, DVec3)>) -> f64 {
         if !self.margin.is_finite() {
             return 0.0;
         }
         let pivot = (self.com - self.toward * self.margin.abs()).extend(self.floor);
         let along = DVec3::Z.cross(self.toward.extend(0.0));
-        weights
-            .iter()
-            .map(|(share, p)| {
-                let r = self.turn * *p - pivot;
-                share * (r.length_squared() - r.dot(along).powi(2))
+        masses
+            .map(|(kg, p)| {
+                let r = self.turn * p - pivot;
+                kg * (r.length_squared() - r.dot(along).powi(2))
             })
             .sum()
     }
@@ -762,6 +761,11 @@ fn rocking(all: &[Stance]) -> Vec<f64> {
                 }
                 (angle, rate) = (0.0, 0.0);
             }
+            // On its support with the weight inside: at rest, nothing to follow (most
+            // frames of most motions).
+            if angle <= 0.0 && s.margin_mm >= 0.0 {
+                return 0.0;
+            }
             let out = -s.margin_mm;
             let height = s.com_height_mm.max(1.0);
             if s.margin_mm < 0.0 {
@@ -948,9 +952,8 @@ mod tests {
             let along = (hull[1] - hull[0]).normalize().extend(0.0);
             let pose = body.skeleton.pose(&joints, [0.0; 3]);
             let placed: Vec<(f64, DVec3)> = body
-                .mass_points(&pose)
-                .iter()
-                .map(|(w, p)| (*w, stance.meant * *p))
+                .placed_masses(&pose)
+                .map(|(kg, p)| (kg / body.total_kg, stance.meant * p))
                 .collect();
             let com: DVec3 = placed.iter().map(|(w, p)| *p * *w).sum();
             let across = |r: DVec3| r.length_squared() - r.dot(along).powi(2);
