@@ -188,7 +188,7 @@ pub fn balance_json(b: &aibo_motion::stability::statics::Report) -> serde_json::
             "direction": s.direction,
             "dynamic": s.dynamic,
             "held": s.held,
-            "rock_deg": (s.rock_deg * 10.0).round() / 10.0,
+            "rock_deg": rounded(s.rock_deg),
             "fault": s.fault(),
             "resting_on": s.resting_on,
         })).collect::<Vec<_>>(),
@@ -218,9 +218,10 @@ fn simulation_json(r: &physics::Report) -> serde_json::Value {
     })
 }
 
-/// A length for JSON, to 0.1 mm (and null where there is none).
-fn rounded(mm: f64) -> Option<f64> {
-    mm.is_finite().then(|| (mm * 10.0).round() / 10.0)
+/// A length (mm) or an angle (degrees) for JSON, to a tenth (and null where there is
+/// none).
+fn rounded(figure: f64) -> Option<f64> {
+    figure.is_finite().then(|| (figure * 10.0).round() / 10.0)
 }
 
 /// One unstable span, for the text report (and `build`'s warnings).
