@@ -952,14 +952,9 @@ fn a_crouch_that_comes_down_on_an_elbow_tips_and_falls_in_every_judge() {
     // a tip. The simulated robot leans 15–19° onto the elbow, which carries up to 45% of
     // its weight; but that is within 15° of where the static test's tip began, and the
     // simulation called it a forearm settling and said it stayed up.
-    let dir = tempfile::tempdir().unwrap();
-    let take = common::shared("mocap-samples").join("bvh/bvh-python__test_mocapbank.bvh");
-    let file = dir.path().join("crouch.mtn");
-    common::build_file(&take, "ERS-210", &["--balance", "off"], &file);
+    let (_dir, file, code, json) = crouch_checked("ERS-210");
     let written = file.to_str().unwrap();
-    let out = common::run(&["check", "--balance", "--json", written]);
-    assert_eq!(out.status.code(), Some(1));
-    let json: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
+    assert_eq!(code, Some(1));
     let faults = common::fault_spans(&json);
     assert_eq!(faults.len(), 1, "{json}");
     let resting_on = faults[0]["resting_on"].as_array().unwrap();
@@ -993,14 +988,9 @@ fn the_same_crouch_on_the_ers220_rocks_on_the_elbow_and_every_judge_keeps_it_up(
     // inertia from the mass model, it turns only about 9° before the motion brings its
     // weight back; the simulated robot tilts at most 9° too, and the joint server keeps
     // it up. The static test reports the span as rocking, not as a fault.
-    let dir = tempfile::tempdir().unwrap();
-    let take = common::shared("mocap-samples").join("bvh/bvh-python__test_mocapbank.bvh");
-    let file = dir.path().join("crouch.mtn");
-    common::build_file(&take, "ERS-220", &["--balance", "off"], &file);
+    let (_dir, file, code, json) = crouch_checked("ERS-220");
     let written = file.to_str().unwrap();
-    let out = common::run(&["check", "--balance", "--json", written]);
-    let json: serde_json::Value = serde_json::from_str(&common::stdout(&out)).unwrap();
-    assert_eq!(out.status.code(), Some(0), "{json}");
+    assert_eq!(code, Some(0), "{json}");
     assert!(common::fault_spans(&json).is_empty(), "{json}");
     let long: Vec<&serde_json::Value> = json["balance"]["spans"]
         .as_array()
@@ -1022,6 +1012,35 @@ fn the_same_crouch_on_the_ers220_rocks_on_the_elbow_and_every_judge_keeps_it_up(
     assert_eq!(sim.status.code(), Some(0), "{}", common::stdout(&sim));
     let log = common::played_on_the_physics_server(&file, "ERS-220");
     assert!(!log.contains("physics: the robot fell"), "{log}");
+    // The gate before a robot lets it through without --force.
+    let server = common::link::Server::start(
+        "ERS-220",
+        firmware_bridge::Config::default(),
+        common::link::Transport::Tcp,
+    );
+    let upload = common::run(&["upload", written, "--tcp", &server.address]);
+    server.stop();
+    assert!(upload.status.success(), "{}", common::stderr(&upload));
+}
+
+/// test_mocapbank built limb for limb (`--balance off`) for `model` into a new folder
+/// (kept while it lives), and what `check --balance --json` says of it: its exit status
+/// and its report.
+fn crouch_checked(
+    model: &str,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    Option<i32>,
+    serde_json::Value,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let take = common::shared("mocap-samples").join("bvh/bvh-python__test_mocapbank.bvh");
+    let file = dir.path().join("crouch.mtn");
+    common::build_file(&take, model, &["--balance", "off"], &file);
+    let out = common::run(&["check", "--balance", "--json", file.to_str().unwrap()]);
+    let json = serde_json::from_str(&common::stdout(&out)).unwrap();
+    (dir, file, out.status.code(), json)
 }
 
 #[test]

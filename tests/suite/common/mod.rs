@@ -223,9 +223,6 @@ pub fn writable_stick(name: &str, root: &Path) {
     assert!(chmod.success());
 }
 
-/// `aibo-joint-server --tcp … --profile MODEL --physics`, `file` streamed to it with
-/// `play --force` (the gate would refuse a motion that tips before the robot showed it),
-/// and what the server logged.
 /// The spans `check --balance --json` (its parsed output `checked`) counts as faults.
 pub fn fault_spans(checked: &serde_json::Value) -> Vec<&serde_json::Value> {
     checked["balance"]["spans"]
@@ -235,6 +232,9 @@ pub fn fault_spans(checked: &serde_json::Value) -> Vec<&serde_json::Value> {
         })
 }
 
+/// `aibo-joint-server --tcp … --profile MODEL --physics`, `file` streamed to it with
+/// `play --force` (the gate would refuse a motion that tips before the robot showed it),
+/// and what the server logged.
 pub fn played_on_the_physics_server(file: &Path, model: &str) -> String {
     played_on_the_physics_server_from(file, model, "stand", "stream")
 }
