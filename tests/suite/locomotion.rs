@@ -1414,4 +1414,19 @@ fn a_crawl_ends_where_the_performer_does_on_the_fine_solver_too() {
         ),
         "{text}"
     );
+    // Where the trot goes rests on the standard solver, but not whether it stays up:
+    // the fine solver keeps it up too, at the proof's torque.
+    let trot = dir.path().join("trot.mtn");
+    let run = common::run(&[
+        "simulate",
+        trot.to_str().unwrap(),
+        "--json",
+        "--fine",
+        "--torque",
+        &torque,
+    ]);
+    assert_eq!(run.status.code(), Some(0), "{}", common::stderr(&run));
+    let fine: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    assert_eq!(fine["solver"], "fine");
+    assert!(fine["report"]["fall"].is_null(), "{}", fine["report"]);
 }
