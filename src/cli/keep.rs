@@ -166,6 +166,7 @@ impl Stage {
             "weight_shift_mm": (self.shift_mm * 10.0).round() / 10.0,
             "spots": self.spots_moved.map_or("stance", |m| m.to.name()),
             "spots_moved_mm": self.spots_moved.map(|m| m.mm.map(|d| (d * 10.0).round() / 10.0)),
+            "body_lowered_mm": self.spots_moved.map_or(0.0, |m| m.lowered_mm),
             "first_pose_held_s": round3(self.held_first_s),
             "last_pose_held_s": round3(self.held_last_s),
             // What the last pose is held for: the last walk to finish, or a paw to land.
@@ -293,10 +294,14 @@ impl Stage {
                 .filter(|(_, d)| *d >= 0.5)
                 .map(|(p, d)| format!("{p} {d:.0} mm"))
                 .collect();
+            let lowered = match moved.lowered_mm > 0.0 {
+                true => format!(", the body {:.0} mm lower", moved.lowered_mm),
+                false => String::new(),
+            };
             let _ = writeln!(
                 t,
-                "    paws planted {}, not on the stance's spots: {} (the ramps from the start \
-                 posture and to the end posture slide them)",
+                "    paws planted {}, not on the stance's spots: {}{lowered} (the ramps from \
+                 the start posture and to the end posture slide them)",
                 moved.to.said(),
                 paws.join(", ")
             );

@@ -342,7 +342,8 @@ impl Stage {
     }
 
     /// The stage standing on `spots` (by `PAWS` index), or as near them as each leg
-    /// reaches from its stance spot toward them, with the body as it stands on its own:
+    /// reaches from its stance spot toward them, with the body as it stands (on its own,
+    /// or [`Stage::lowered`]):
     /// each leg's angles there (inverse kinematics) are the stance the planted legs keep
     /// their knees near and a held paw stands in.
     pub fn planted_toward(mut self, spots: [Option<DVec2>; 4]) -> Stage {
@@ -360,7 +361,7 @@ impl Stage {
             // The leg's angles that put its paw on `spot`, if they do (within 1 mm).
             let mut onto = |spot: DVec2| {
                 let at = DVec3::new(spot.x, spot.y, self.kin.points[i].radius);
-                let reached = self.leg_onto(p, at, &self.standing.x)?;
+                let reached = self.leg_onto(p, at, &x)?;
                 let mut y = x.clone();
                 for (&v, a) in vars.iter().zip(reached) {
                     y[v] = a;
@@ -394,6 +395,37 @@ impl Stage {
         self.standing.com = self.kin.evaluate(&x, &mut angles).com.truncate();
         self.standing.x = x;
         self
+    }
+
+    /// The stage with its body `mm` lower, every paw on its spot: each leg's angles
+    /// there (inverse kinematics) are its new stance. Where a leg does not reach its
+    /// spot (within 1 mm) from there, `None`; lowered by 0, the stage as it is.
+    pub fn lowered(mut self, mm: f64) -> Option<Stage> {
+        if mm == 0.0 {
+            return Some(self);
+        }
+        let mut x = self.standing.x.clone();
+        x[2] -= mm;
+        let mut angles = self.stand.clone();
+        for p in 0..4 {
+            let (Some(vars), Some((i, at))) = (self.leg_variables[p], self.spot(p)) else {
+                continue;
+            };
+            let reached = self.leg_onto(p, at, &x)?;
+            for (&v, a) in vars.iter().zip(reached) {
+                x[v] = a;
+            }
+            let e = self.kin.evaluate(&x, &mut angles);
+            if e.points[i].0.distance(at) > 1.0 {
+                return None;
+            }
+            for (&v, a) in vars.iter().zip(reached) {
+                self.stand[self.kin.joints[v - BODY_VARIABLES]] = a;
+            }
+        }
+        self.standing.com = self.kin.evaluate(&x, &mut angles).com.truncate();
+        self.standing.x = x;
+        Some(self)
     }
 
     /// Each paw's floor spot (its centre's x and y, mm), by `PAWS` index.
@@ -1062,6 +1094,48 @@ fn solve3(a: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_lowered_body_keeps_the_paws_on_their_spots_and_the_legs_reach_wider() {
+        for model in ["ERS-7", "ERS-210"] {
+            let profile = Profile::builtin(model).unwrap();
+            let stand = profile.postures["stand"].joints.clone();
+            let stage = || Stage::new(&profile, 16, &stand).unwrap();
+            let high = stage();
+            // Lowered by nothing, the same stage.
+            let same = stage().lowered(0.0).unwrap();
+            assert_eq!((same.spots(), &same.stand), (high.spots(), &high.stand));
+            let low = stage().lowered(10.0).unwrap();
+            assert!((low.standing.x[2] - (high.standing.x[2] - 10.0)).abs() < 1e-9);
+            assert_eq!(low.spots(), high.spots(), "{model}");
+            // Its stand's angles put every paw's centre on its spot, forward kinematics
+            // says, and they are other angles than the stand's.
+            let mut angles = low.stand.clone();
+            let e = low.kin.evaluate(&low.standing.x, &mut angles);
+            for p in 0..4 {
+                let (i, spot) = low.spot(p).unwrap();
+                assert!(e.points[i].0.distance(spot) < 1.0, "{model} paw {p}");
+            }
+            assert_ne!(low.stand, high.stand);
+            // A hind paw wanted 60 mm further out and back than the stance's (where a
+            // performer standing with the legs apart puts it): the leg of the lowered
+            // body reaches further toward it.
+            let mut wanted = high.spots();
+            wanted[3] = wanted[3].map(|s| s + DVec2::new(-30.0, -52.0));
+            let reached = |s: Stage| {
+                let got = s.planted_toward(wanted).spots()[3].unwrap();
+                got.distance(high.spots()[3].unwrap())
+            };
+            let (from_high, from_low) = (reached(stage()), reached(stage().lowered(10.0).unwrap()));
+            assert!(
+                from_low > from_high + 5.0,
+                "{model}: {from_low:.1} against {from_high:.1} mm"
+            );
+            // So low that the hips are at the floor, the legs no longer stand it.
+            let hips = high.standing.x[2];
+            assert!(stage().lowered(hips).is_none(), "{model}");
+        }
+    }
 
     #[test]
     fn paws_plant_on_spots_the_legs_reach_and_the_rows_give_them_back() {

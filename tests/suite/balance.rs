@@ -1023,6 +1023,63 @@ fn the_same_crouch_on_the_ers220_rocks_on_the_elbow_and_every_judge_keeps_it_up(
     assert!(upload.status.success(), "{}", common::stderr(&upload));
 }
 
+#[test]
+#[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
+fn a_performer_standing_wide_with_both_arms_out_has_the_dog_stand_wider_and_lower() {
+    // pfnn_hierarchy: the legs apart and both arms held out sideways. One front paw
+    // lifts and the other is held down; with the hind paws on the stance's spots the
+    // weight crosses the diagonal by leaning the hind legs far off the performer's. The
+    // hind legs reach where the performer's stand only with the body lower: planted there
+    // (the front paws forward), the support is wider and the hind legs stay near the
+    // performer's, and every judge keeps it up.
+    let dir = tempfile::tempdir().unwrap();
+    let take = common::shared("mocap-samples").join("bvh/fairmotion__pfnn_hierarchy.bvh");
+    let built = |extra: &[&str]| -> (std::path::PathBuf, serde_json::Value) {
+        let file = dir.path().join(format!("pfnn{}.mtn", extra.len()));
+        let args: Vec<&str> = ["--json"].iter().chain(extra).copied().collect();
+        let run = common::build_file(&take, "ERS-7", &args, &file);
+        assert_eq!(run.status.code(), Some(0), "{}", common::stderr(&run));
+        (file, serde_json::from_str(&common::stdout(&run)).unwrap())
+    };
+    let (wide, json) = built(&[]);
+    let stage = &json["balance_stage"];
+    assert_eq!(stage["spots"], "performer-hind", "{stage}");
+    assert!(stage["body_lowered_mm"].as_f64().unwrap() > 0.0, "{stage}");
+    let moved = &stage["spots_moved_mm"];
+    assert!(
+        moved[2].as_f64().unwrap() > 30.0 && moved[3].as_f64().unwrap() > 30.0,
+        "{moved}"
+    );
+    // The judges: the static test, and the simulation at 80% of the servos' torque.
+    let file = wide.to_str().unwrap();
+    assert_eq!(
+        common::run(&["check", "--balance", file]).status.code(),
+        Some(0)
+    );
+    let torque = (0.8 * aibo_motion::stability::physics::SERVO_TORQUE_NM).to_string();
+    let sim = common::run(&["simulate", file, "--torque", &torque]);
+    assert_eq!(sim.status.code(), Some(0), "{}", common::stdout(&sim));
+    // Against the stance's spots (`--stance-spots`), by the likeness (the performer's
+    // world positions against the robot's): each hind thigh at least 5° nearer the
+    // performer's, and the whole 3° nearer (18.4° against 26.9° when written).
+    let (_, on_stance) = built(&["--stance-spots"]);
+    let figure = |json: &serde_json::Value, robot: &str| -> f64 {
+        let segments = json["likeness"]["segments"].as_array().unwrap();
+        let segment = segments.iter().find(|s| s["robot"] == robot).unwrap();
+        segment["median_deg"].as_f64().unwrap()
+    };
+    for thigh in ["lh upper leg", "rh upper leg"] {
+        let (wide, stance) = (figure(&json, thigh), figure(&on_stance, thigh));
+        assert!(
+            wide + 5.0 < stance,
+            "{thigh}: {wide:.1}° against {stance:.1}°"
+        );
+    }
+    let overall = |json: &serde_json::Value| json["likeness"]["median_deg"].as_f64().unwrap();
+    let (wide, stance) = (overall(&json), overall(&on_stance));
+    assert!(wide + 3.0 < stance, "{wide:.1}° against {stance:.1}°");
+}
+
 /// test_mocapbank built limb for limb (`--balance off`) for `model` into a new folder
 /// (kept while it lives), and what `check --balance --json` says of it: its exit status
 /// and its report.
