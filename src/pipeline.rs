@@ -927,15 +927,15 @@ const FRONT_FORWARD_MM: f64 = 30.0;
 const FRONT_IN_MM: f64 = 15.0;
 
 /// A performer standing with the legs apart puts the hind paws wider and further back
-/// than the stance's spots, where the hind legs reach only with the body lower: planted
-/// there, they widen the support the diagonal from a raised front paw's partner
-/// crosses, and the front paws further forward turn that diagonal as
-/// [`FRONT_FORWARD_MM`] does. Where a front paw lifts, the stage tries the body this
-/// much lower, each, with the front paws this much forward of the stance's spots. On
-/// the 60 shared builds (all stay up): the fair1 dab, the one-arm wave, pfnn, lambada
-/// and the jumping jacks, 12 builds, score 0.3–7.8° lower. 5 mm alone helped 13 builds
-/// (rokoko's hind lifts too, by 0.6°), 10 mm alone 11 but by more; 15 and 20 mm less
-/// than 10; front paws 55 mm forward less than 40.
+/// than the stance's spots, and the hind legs reach there only with the body lower.
+/// Planted there, they widen the three paws that carry the robot while a front paw is
+/// up, and the front paws further forward turn the diagonal the weight must cross, as
+/// [`FRONT_FORWARD_MM`] does: the body leans less. Where a front paw lifts, the stage
+/// tries the body lower by each of these, the front paws this much forward of the
+/// stance's spots. On the 60 shared builds, 12 score 0.3–7.8° lower (the fair1 dab, the
+/// one-arm wave, pfnn, lambada, the jumping jacks), all up in every judge. 5 mm alone
+/// helped 13 builds (tried for hind lifts too, rokoko by 0.6°), 10 mm alone 11, but by
+/// more; 15 and 20 mm less than 10; the front paws 55 mm forward less than 40.
 const HIND_LOWER_MM: [f64; 2] = [5.0, 10.0];
 const HIND_FRONT_FORWARD_MM: f64 = 40.0;
 
@@ -1025,8 +1025,7 @@ fn on_likelier_spots(
     let performers = stage.performers_spots(&planned.grid, |row, paw| !plan.wanted(row, paw));
     // Each: where, the spots, and how much lower the body stands.
     let mut wanted = vec![(Spots::Performers, performers, 0.0)];
-    let front_lifts = plan.lifts.iter().any(|l| plan::is_front(l.paw));
-    if front_lifts {
+    if plan.lifts.iter().any(|l| plan::is_front(l.paw)) {
         wanted.push((
             Spots::FrontForward,
             front_moved(stage.spots(), FRONT_FORWARD_MM, 0.0),
@@ -1037,8 +1036,6 @@ fn on_likelier_spots(
             front_moved(performers, FRONT_FORWARD_MM, FRONT_IN_MM),
             0.0,
         ));
-    }
-    if front_lifts {
         let hind: [Option<DVec2>; 4] = std::array::from_fn(|p| match plan::is_front(p) {
             true => front_moved(stage.spots(), HIND_FRONT_FORWARD_MM, 0.0)[p],
             false => performers[p],
