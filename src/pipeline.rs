@@ -1179,24 +1179,12 @@ fn coarse_likeness(
         travel: &[],
         ..*from
     };
-    // Each as the full stage stands (`None`, scored infinite, where its lowered body
-    // does not stand: not met, as the full one stood so).
+    // Each standing as the full stage does, on the coarse grid's frame time.
     let stages = candidates
         .iter()
-        .map(|(moved, fine)| {
-            let stage = Stage::new(from.profile, grid.frame_ms, stance)?;
-            Ok(match moved {
-                Some(m) => stage
-                    .lowered(m.lowered_mm)
-                    .map(|s| s.planted_toward(fine.spots())),
-                None => Some(stage),
-            })
-        })
-        .collect::<Result<Vec<Option<Stage>>, BalanceError>>()?;
+        .map(|(_, fine)| Ok(Stage::new(from.profile, grid.frame_ms, stance)?.standing_as(fine)))
+        .collect::<Result<Vec<Stage>, BalanceError>>()?;
     Ok(side_by_side(&stages, |stage| {
-        let Some(stage) = stage else {
-            return f64::INFINITY;
-        };
         let planned = self::planned(stage, &coarse, way);
         let balanced = balance_planned(stage, &planned, from.margin);
         rows_likeness(&coarse, &balanced).unwrap_or(f64::INFINITY)

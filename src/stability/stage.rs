@@ -159,6 +159,7 @@ pub struct Balanced {
 }
 
 /// The robot standing, as the stage starts from.
+#[derive(Clone)]
 struct Standing {
     /// The variables of the stand posture on the floor.
     x: Vec<f64>,
@@ -426,6 +427,14 @@ impl Stage {
         self.standing.com = self.kin.evaluate(&x, &mut angles).com.truncate();
         self.standing.x = x;
         Some(self)
+    }
+
+    /// This stage standing as `other` does (its body, spots and stance angles): a stage
+    /// for another frame time, on a stand already found.
+    pub fn standing_as(mut self, other: &Stage) -> Stage {
+        self.standing = other.standing.clone();
+        self.stand = other.stand.clone();
+        self
     }
 
     /// Each paw's floor spot (its centre's x and y, mm), by `PAWS` index.
