@@ -118,19 +118,7 @@ impl Body {
     pub fn stance_allowing(&self, joints: &[f64], attitude: [f64; 3], posture: Resting) -> Stance {
         // Yaw turns the robot on the floor without changing its balance.
         let pose = self.skeleton.pose(joints, [attitude[0], attitude[1], 0.0]);
-        let points: Vec<DVec3> = self
-            .contacts
-            .iter()
-            .map(|c| pose.positions[c.bone] + pose.rotations[c.bone] * c.offset)
-            .collect();
-        let com = self.centre_of_mass(&pose);
-        self.rest(
-            &points,
-            com,
-            &pose,
-            super::carried(attitude[0], attitude[1]),
-            posture,
-        )
+        self.rest(&pose, super::carried(attitude[0], attitude[1]), posture)
     }
 
     /// The body's roll and pitch (radians, as a motion carries them; no yaw) that stand a
@@ -187,16 +175,15 @@ impl Body {
         four.or(three).map(|(_, attitude)| attitude)
     }
 
-    /// Steps 1 and 2 of the module's test, from points and a centre of mass in the frame of
-    /// the attitude the motion carries (`carried`).
-    fn rest(
-        &self,
-        points: &[DVec3],
-        com: DVec3,
-        pose: &Pose,
-        carried: DQuat,
-        posture: Resting,
-    ) -> Stance {
+    /// Steps 1 and 2 of the module's test, of a pose in the frame of the attitude the
+    /// motion carries (`carried`).
+    fn rest(&self, pose: &Pose, carried: DQuat, posture: Resting) -> Stance {
+        let points: Vec<DVec3> = self
+            .contacts
+            .iter()
+            .map(|c| pose.positions[c.bone] + pose.rotations[c.bone] * c.offset)
+            .collect();
+        let com = self.centre_of_mass(pose);
         let rests = posture.rests;
         let posture_up = posture.attitude() * DVec3::Z;
         // Whether the robot, turned by `turn` from the carried attitude, may rest on a
