@@ -1056,7 +1056,8 @@ fn a_performer_standing_wide_with_both_arms_out_has_the_dog_stand_wider_and_lowe
         common::run(&["check", "--balance", file]).status.code(),
         Some(0)
     );
-    let torque = (0.8 * aibo_motion::stability::physics::SERVO_TORQUE_NM).to_string();
+    use aibo_motion::{pipeline::PROOF_TORQUE, stability::physics::SERVO_TORQUE_NM};
+    let torque = (PROOF_TORQUE * SERVO_TORQUE_NM).to_string();
     let sim = common::run(&["simulate", file, "--torque", &torque]);
     assert_eq!(sim.status.code(), Some(0), "{}", common::stdout(&sim));
     // Against the stance's spots (`--stance-spots`), by the likeness (the performer's

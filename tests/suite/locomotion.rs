@@ -1362,6 +1362,18 @@ fn a_crawl_ends_where_the_performer_does_on_the_fine_solver_too() {
     use aibo_motion::stability::physics::SERVO_TORQUE_NM;
     let bvh = common::shared("mocap-samples").join("bvh");
     let torque = (SERVO_TORQUE_NM * PROOF_TORQUE).to_string();
+    // `simulate --json` of `mtn` at the proof's torque against `take`'s path, on the
+    // standard or the fine solver; it must stay up.
+    let simulated = |mtn: &std::path::Path, take: &std::path::Path, fine: bool| {
+        let mut args = vec!["simulate", mtn.to_str().unwrap(), "--json"];
+        args.extend(["--torque", &torque, "--take", take.to_str().unwrap()]);
+        if fine {
+            args.push("--fine");
+        }
+        let run = common::run(&args);
+        assert_eq!(run.status.code(), Some(0), "{}", common::stderr(&run));
+        serde_json::from_str::<serde_json::Value>(&common::stdout(&run)).unwrap()
+    };
     for (take, extra) in [
         ("mass__walk.bvh", &[][..]),
         ("assimp__cmu_01_01.bvh", &["--gait", "crawl"][..]),
@@ -1371,17 +1383,10 @@ fn a_crawl_ends_where_the_performer_does_on_the_fine_solver_too() {
         assert_eq!(json["balance_stage"]["gait"], "crawl", "{take:?}");
         let mtn = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(mtn.path(), &bytes).unwrap();
-        let simulated = |fine: bool| -> serde_json::Value {
-            let mut args = vec!["simulate", mtn.path().to_str().unwrap(), "--json"];
-            args.extend(["--torque", &torque, "--take", take.to_str().unwrap()]);
-            if fine {
-                args.push("--fine");
-            }
-            let run = common::run(&args);
-            assert_eq!(run.status.code(), Some(0), "{}", common::stderr(&run));
-            serde_json::from_str(&common::stdout(&run)).unwrap()
-        };
-        let (standard, fine) = (simulated(false), simulated(true));
+        let (standard, fine) = (
+            simulated(mtn.path(), &take, false),
+            simulated(mtn.path(), &take, true),
+        );
         assert_eq!(
             (&standard["solver"], &fine["solver"]),
             (&"standard".into(), &"fine".into())
@@ -1416,17 +1421,7 @@ fn a_crawl_ends_where_the_performer_does_on_the_fine_solver_too() {
     );
     // Where the trot goes rests on the standard solver, but not whether it stays up:
     // the fine solver keeps it up too, at the proof's torque.
-    let trot = dir.path().join("trot.mtn");
-    let run = common::run(&[
-        "simulate",
-        trot.to_str().unwrap(),
-        "--json",
-        "--fine",
-        "--torque",
-        &torque,
-    ]);
-    assert_eq!(run.status.code(), Some(0), "{}", common::stderr(&run));
-    let fine: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    let fine = simulated(&dir.path().join("trot.mtn"), &take, true);
     assert_eq!(fine["solver"], "fine");
     assert!(fine["report"]["fall"].is_null(), "{}", fine["report"]);
 }
