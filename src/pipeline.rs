@@ -1155,27 +1155,30 @@ fn balance_planned(stage: &Stage, planned: &Planned, margin: f64) -> stage::Bala
     stage.balance(&planned.grid, &planned.plan, &margins)
 }
 
-/// Choosing the spots, each candidate is first balanced on every [`CHOICE_EVERY`]th row
-/// of the grid; only those whose likeness there is within [`CHOICE_WITHIN_DEG`] of the
-/// best are balanced in full, and the best of those wins. On the 27 builds of the shared
-/// takes that choose (one to three candidates beside the stance), every 4th row within
-/// 1° kept every choice the full balance of all of them makes, with 39 full balances
-/// instead of 96 (every 8th row lost the one-arm wave's, by 1.9–6.2°; within 0.5° was
-/// enough there, but with no room to spare). Those 27 builds one after another on one
-/// core: 14.4–16.2 s before, 12.8–13.1 s so; the 60 shared builds on two, 89.1 → 86.6 s.
-/// Where every candidate scores within 1° of the best the coarse pass only adds its
-/// quarter (cmu_01_03 `--gait off`, all four within 0.3°: 1.81 → 2.15 s on one core).
-const CHOICE_EVERY: usize = 4;
+/// Choosing the spots on a take of [`SCREEN_FROM_S`] or more, each candidate is first
+/// balanced on every [`CHOICE_EVERY`]th row of the grid; only those whose likeness there
+/// is within [`CHOICE_WITHIN_DEG`] of the best are balanced in full, and the best of
+/// those wins. On the shared takes that are screened (test_mocapbank, lambada, the fair1
+/// dab and rokoko for three models, and the Bandai dance and cmu_01_03 with `--gait off`
+/// on the ERS-7), the full winner's coarse figure trailed the coarse best by at most
+/// 0.2° at every 4th row, 0.4° at every 8th and 0.6° at every 16th, so every 8th row
+/// within 1° keeps every choice a full balance of all of them makes, with room to spare.
+/// On one core every 4th row cost the Bandai dance (`--gait off`) 1.25 s of coarse
+/// passes, every 8th 0.63 s. (Every 8th row lost the one-arm wave's choice, by
+/// 1.9–6.2°, when short takes were screened too: its 0.6 s gave it 5 rows.)
+const CHOICE_EVERY: usize = 8;
 const CHOICE_WITHIN_DEG: f64 = 1.0;
 
 /// Takes shorter than this, s, balance every candidate in full, unscreened: there the
-/// screen saves little, and its rows' four-times-longer steps can mislead it where a
-/// leg stands near the end of its reach. On pfnn (2 s) for the ERS-210/220, every
-/// coarse pass but none in full left three quarters of its rows unsolved (a hind paw
-/// 2 mm off its spot, and the rows after an unsolved row unsolved too): the coarse
-/// figures were 49–65° against 23–28° in full, and the stance's spots won at 26.6°
-/// where the performer's hind spots with the body lowered give 23.2°.
-const SCREEN_FROM_S: f64 = 10.0;
+/// screen saves little, and its rows' longer steps can mislead it where a leg stands
+/// near the end of its reach. On pfnn (2 s) for the ERS-210/220, every coarse pass but
+/// none in full left three quarters of its rows unsolved (a hind paw 2 mm off its spot,
+/// and the rows after an unsolved row unsolved too): the coarse figures were 49–65°
+/// against 23–28° in full, and the stance's spots won at 26.6° where the performer's
+/// hind spots with the body lowered give 23.2°. The shared takes under 5 s (the wave,
+/// pfnn, the jumping jacks and both charlestons) cost 0.03–0.1 s more on one core so,
+/// the jumping jacks on the ERS-210 0.3 s; at 10 s the fair1 dab (9.8 s) cost 0.45 s.
+const SCREEN_FROM_S: f64 = 5.0;
 
 /// Each candidate's likeness balanced on every [`CHOICE_EVERY`]th row (infinite where
 /// it cannot be measured), side by side.
