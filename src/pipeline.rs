@@ -1105,15 +1105,15 @@ fn on_likelier_spots(
     for (i, (moved, _)) in candidates.iter().enumerate() {
         let said = moved.map_or("on the stance's spots", |m| m.to.said());
         let coarse = match &coarse_deg {
-            Some(deg) => format!("{:.1}° balanced coarsely", deg[i]),
-            None => "not screened".to_string(),
+            Some(deg) => format!("{:.1}° balanced coarsely, ", deg[i]),
+            None => String::new(),
         };
         match full.iter().find(|f| f.0 == i) {
             Some((_, deg, ..)) => tracing::debug!(
-                "the paws {said} ({:.0?} mm away): likeness {coarse}, {deg:.1}° in full",
+                "the paws {said} ({:.0?} mm away): likeness {coarse}{deg:.1}° in full",
                 moved.map_or([0.0; 4], |m| m.mm)
             ),
-            None => tracing::debug!("the paws {said}: likeness {coarse}"),
+            None => tracing::debug!("the paws {said}: likeness {coarse}not balanced in full"),
         }
     }
     // The strictly lowest in full wins, the stance (first) on a tie.
