@@ -939,6 +939,16 @@ const FRONT_IN_MM: f64 = 15.0;
 const HIND_LOWER_MM: [f64; 2] = [5.0, 10.0];
 const HIND_FRONT_FORWARD_MM: f64 = 40.0;
 
+/// With a hind paw up, the weight must cross the diagonal from the other hind paw to
+/// the far front paw; a hind paw planted further back turns it toward the raised paw,
+/// as [`FRONT_FORWARD_MM`] does for a front lift. Where a hind paw lifts, the stage
+/// tries the performer's spots with the hind paws this much further back (as far as the
+/// legs reach: rokoko's hind legs 17–24 mm). Rokoko, whose paws lift only behind:
+/// 27.5 → 25.0° on the ERS-7, 30.1 → 27.8° on the ERS-210. 20 mm gave 25.8° and 28.3°,
+/// 60 mm 24.8° and 27.5° (the legs reach no further); from the stance's spots, 31.7°
+/// balanced coarsely against 27.4° from the performer's.
+const HIND_BACK_MM: f64 = 40.0;
+
 /// Where a motion's paws are planted, when not on the stance's spots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Spots {
@@ -951,6 +961,9 @@ pub enum Spots {
     /// The hind paws where the performer's legs put them, the body lower for the legs
     /// to reach ([`HIND_LOWER_MM`]), the front paws forward of the stance's spots.
     PerformersHind,
+    /// Where the performer's legs put them, the hind paws further back
+    /// ([`HIND_BACK_MM`]).
+    PerformersHindBack,
 }
 
 impl Spots {
@@ -961,6 +974,7 @@ impl Spots {
             Spots::FrontForward => "front-forward",
             Spots::PerformersFrontForward => "performer-front-forward",
             Spots::PerformersHind => "performer-hind",
+            Spots::PerformersHindBack => "performer-hind-back",
         }
     }
 
@@ -979,6 +993,10 @@ impl Spots {
             Spots::PerformersHind => {
                 "with the hind paws where the performer's legs stand and the front paws \
                  forward of the stance's spots, so that the support is wider"
+            }
+            Spots::PerformersHindBack => {
+                "where the performer's legs stand, the hind paws further back, so that \
+                 the weight shifts less while a hind paw is up"
             }
         }
     }
@@ -1001,6 +1019,16 @@ fn front_moved(spots: [Option<DVec2>; 4], forward: f64, inward: f64) -> [Option<
         spots[p].map(|s| match plan::is_front(p) {
             true => DVec2::new(s.x + forward, s.y - inward * s.y.signum()),
             false => s,
+        })
+    })
+}
+
+/// `spots` (by `PAWS` index) with the hind paws `forward` mm further forward.
+fn hind_moved(spots: [Option<DVec2>; 4], forward: f64) -> [Option<DVec2>; 4] {
+    std::array::from_fn(|p| {
+        spots[p].map(|s| match plan::is_front(p) {
+            true => s,
+            false => DVec2::new(s.x + forward, s.y),
         })
     })
 }
@@ -1041,6 +1069,13 @@ fn on_likelier_spots(
             false => performers[p],
         });
         wanted.extend(HIND_LOWER_MM.map(|lower| (Spots::PerformersHind, hind, lower)));
+    }
+    if plan.lifts.iter().any(|l| !plan::is_front(l.paw)) {
+        wanted.push((
+            Spots::PerformersHindBack,
+            hind_moved(performers, -HIND_BACK_MM),
+            0.0,
+        ));
     }
     // Each stage as far toward its spots as the legs reach; one that ends where the
     // stance or an earlier one stands is not run again.
