@@ -1012,23 +1012,18 @@ pub struct MovedSpots {
     pub lowered_mm: f64,
 }
 
-/// `spots` (by `PAWS` index) with the front paws `forward` mm further forward and `inward`
-/// mm nearer the middle.
-fn front_moved(spots: [Option<DVec2>; 4], forward: f64, inward: f64) -> [Option<DVec2>; 4] {
+/// `spots` (by `PAWS` index) with the front paws (`front`) or the hind paws `forward` mm
+/// further forward and `inward` mm nearer the middle.
+fn paws_moved(
+    spots: [Option<DVec2>; 4],
+    front: bool,
+    forward: f64,
+    inward: f64,
+) -> [Option<DVec2>; 4] {
     std::array::from_fn(|p| {
-        spots[p].map(|s| match plan::is_front(p) {
+        spots[p].map(|s| match plan::is_front(p) == front {
             true => DVec2::new(s.x + forward, s.y - inward * s.y.signum()),
             false => s,
-        })
-    })
-}
-
-/// `spots` (by `PAWS` index) with the hind paws `forward` mm further forward.
-fn hind_moved(spots: [Option<DVec2>; 4], forward: f64) -> [Option<DVec2>; 4] {
-    std::array::from_fn(|p| {
-        spots[p].map(|s| match plan::is_front(p) {
-            true => s,
-            false => DVec2::new(s.x + forward, s.y),
         })
     })
 }
@@ -1056,16 +1051,16 @@ fn on_likelier_spots(
     if plan.lifts.iter().any(|l| plan::is_front(l.paw)) {
         wanted.push((
             Spots::FrontForward,
-            front_moved(stage.spots(), FRONT_FORWARD_MM, 0.0),
+            paws_moved(stage.spots(), true, FRONT_FORWARD_MM, 0.0),
             0.0,
         ));
         wanted.push((
             Spots::PerformersFrontForward,
-            front_moved(performers, FRONT_FORWARD_MM, FRONT_IN_MM),
+            paws_moved(performers, true, FRONT_FORWARD_MM, FRONT_IN_MM),
             0.0,
         ));
         let hind: [Option<DVec2>; 4] = std::array::from_fn(|p| match plan::is_front(p) {
-            true => front_moved(stage.spots(), HIND_FRONT_FORWARD_MM, 0.0)[p],
+            true => paws_moved(stage.spots(), true, HIND_FRONT_FORWARD_MM, 0.0)[p],
             false => performers[p],
         });
         wanted.extend(HIND_LOWER_MM.map(|lower| (Spots::PerformersHind, hind, lower)));
@@ -1073,7 +1068,7 @@ fn on_likelier_spots(
     if plan.lifts.iter().any(|l| !plan::is_front(l.paw)) {
         wanted.push((
             Spots::PerformersHindBack,
-            hind_moved(performers, -HIND_BACK_MM),
+            paws_moved(performers, false, -HIND_BACK_MM, 0.0),
             0.0,
         ));
     }
