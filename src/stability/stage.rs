@@ -359,16 +359,9 @@ impl Stage {
             ) else {
                 continue;
             };
-            // The leg's angles that put its paw on `spot`, if they do (within 1 mm).
             let mut onto = |spot: DVec2| {
                 let at = DVec3::new(spot.x, spot.y, self.kin.points[i].radius);
-                let reached = self.leg_onto(p, at, &x)?;
-                let mut y = x.clone();
-                for (&v, a) in vars.iter().zip(reached) {
-                    y[v] = a;
-                }
-                let e = self.kin.evaluate(&y, &mut angles);
-                (e.points[i].0.distance(at) <= 1.0).then_some(reached)
+                self.leg_reaching(p, at, &x, &mut angles)
             };
             // The spot, or the farthest share of the way to it the leg reaches (bisected
             // to 1/256; none: the stance spot stays).
@@ -388,10 +381,7 @@ impl Stage {
                 continue;
             };
             self.standing.spots[p] = Some(spot);
-            for (&v, a) in vars.iter().zip(reached) {
-                x[v] = a;
-                self.stand[self.kin.joints[v - BODY_VARIABLES]] = a;
-            }
+            self.stand_leg(&mut x, vars, reached);
         }
         self.standing.com = self.kin.evaluate(&x, &mut angles).com.truncate();
         self.standing.x = x;
@@ -406,27 +396,48 @@ impl Stage {
             return Some(self);
         }
         let mut x = self.standing.x.clone();
+        // The body's height.
         x[2] -= mm;
         let mut angles = self.stand.clone();
         for p in 0..4 {
-            let (Some(vars), Some((i, at))) = (self.leg_variables[p], self.spot(p)) else {
+            let (Some(vars), Some((_, at))) = (self.leg_variables[p], self.spot(p)) else {
                 continue;
             };
-            let reached = self.leg_onto(p, at, &x)?;
-            for (&v, a) in vars.iter().zip(reached) {
-                x[v] = a;
-            }
-            let e = self.kin.evaluate(&x, &mut angles);
-            if e.points[i].0.distance(at) > 1.0 {
-                return None;
-            }
-            for (&v, a) in vars.iter().zip(reached) {
-                self.stand[self.kin.joints[v - BODY_VARIABLES]] = a;
-            }
+            let reached = self.leg_reaching(p, at, &x, &mut angles)?;
+            self.stand_leg(&mut x, vars, reached);
         }
         self.standing.com = self.kin.evaluate(&x, &mut angles).com.truncate();
         self.standing.x = x;
         Some(self)
+    }
+
+    /// The angles of leg `paw` that put its paw's centre at `at` with the body and the
+    /// other legs as `x` has them, where they do (within 1 mm, by forward kinematics:
+    /// the leg's inverse kinematics can fall short of a spot it does not reach).
+    fn leg_reaching(
+        &self,
+        paw: usize,
+        at: DVec3,
+        x: &[f64],
+        angles: &mut [f64],
+    ) -> Option<[f64; 3]> {
+        let (vars, i) = (self.leg_variables[paw]?, self.kin.paw_point(paw)?);
+        let reached = self.leg_onto(paw, at, x)?;
+        let mut y = x.to_vec();
+        for (&v, a) in vars.iter().zip(reached) {
+            y[v] = a;
+        }
+        let e = self.kin.evaluate(&y, angles);
+        (e.points[i].0.distance(at) <= 1.0).then_some(reached)
+    }
+
+    /// The leg whose variables are `vars` standing at `reached`: in `x`, and as the
+    /// stance's angles.
+    fn stand_leg(&mut self, x: &mut [f64], vars: [usize; 3], reached: [f64; 3]) {
+        for (&v, a) in vars.iter().zip(reached) {
+            x[v] = a;
+            self.stand[self.kin.joints[v - BODY_VARIABLES]] = a;
+        }
     }
 
     /// This stage standing as `other` does (its body, spots and stance angles): a stage
