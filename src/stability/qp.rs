@@ -249,18 +249,27 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
     }
     // The solved variables from the free ones' values `x` (those solved are
     // overwritten), by back substitution through the reduced rows: row i solves for
-    // `columns[i]`, with `rhs[i]` on its right.
+    // `columns[i]`, with `rhs[i]` on its right. Each row's other entries are held as
+    // (column, coefficient), in column order: the rows are sparse (a paw's position
+    // moves with the body and its own leg alone).
+    let others: Vec<Vec<(usize, f64)>> = (0..rank)
+        .map(|i| {
+            let col = columns[i];
+            a.row(i)
+                .iter()
+                .enumerate()
+                .filter(|&(k, &v)| k != col && v != 0.0)
+                .map(|(k, &v)| (k, v))
+                .collect()
+        })
+        .collect();
     let solve = |x: &mut [f64], rhs: &[f64]| {
         for i in (0..rank).rev() {
-            let row = a.row(i);
-            let col = columns[i];
             let mut s = rhs[i];
-            for (k, &v) in row.iter().enumerate() {
-                if k != col && v != 0.0 {
-                    s -= v * x[k];
-                }
+            for &(k, v) in &others[i] {
+                s -= v * x[k];
             }
-            x[col] = s / row[col];
+            x[columns[i]] = s / a.at(i, columns[i]);
         }
     };
     let mut x0 = vec![0.0; n];
