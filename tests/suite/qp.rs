@@ -288,3 +288,95 @@ fn it_finds_the_optimum_that_enumerating_active_sets_finds() {
         }
     }
 }
+
+/// A program shaped as the balance stage's: the body's five variables, four legs of
+/// three joints, three head joints and a shortfall, 21 in all; three equalities per
+/// planted paw, each over the body's variables and its own leg's alone (one leg's block
+/// singular, as a stretched leg's is); each variable bounded on both sides, and a few
+/// dense rows as the centre of mass's edges.
+fn stage_shaped(rng: &mut Lcg) -> Problem {
+    let n = 21;
+    let mut p = random(rng, n, 0, 0, true);
+    let point: Vec<f64> = (0..n).map(|_| 0.5 * rng.next()).collect();
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+    for paw in 0..4 {
+        let leg = 5 + 3 * paw;
+        for _ in 0..3 {
+            let mut a = vec![0.0; n];
+            for v in a.iter_mut().take(5) {
+                *v = rng.next();
+            }
+            for v in &mut a[leg..leg + 3] {
+                *v = 100.0 * rng.next();
+            }
+            if paw == 2 {
+                // The leg's third joint moves its paw as its first does.
+                a[leg + 2] = a[leg];
+            }
+            let b = dot(&a, &point);
+            p.equalities.push(Constraint { a, b });
+        }
+    }
+    for i in 0..n {
+        let room = 0.2 + rng.next().abs();
+        let mut a = vec![0.0; n];
+        a[i] = 1.0;
+        p.inequalities.push(Constraint {
+            a: a.clone(),
+            b: point[i] - room,
+        });
+        a[i] = -1.0;
+        p.inequalities.push(Constraint {
+            a,
+            b: -point[i] - room,
+        });
+    }
+    for _ in 0..4 {
+        let a: Vec<f64> = (0..n).map(|_| rng.next()).collect();
+        let b = dot(&a, &point) - rng.next().abs();
+        p.inequalities.push(Constraint { a, b });
+    }
+    p
+}
+
+#[test]
+fn the_stage_s_block_sparse_equalities_are_eliminated_and_a_dependent_one_found() {
+    let mut rng = Lcg(31);
+    for trial in 0..60 {
+        let p = stage_shaped(&mut rng);
+        // One more equality, a combination of two paws' rows: dependent, and agreeing.
+        let (r, s) = (&p.equalities[1], &p.equalities[7]);
+        let combined = Constraint {
+            a: r.a.iter().zip(&s.a).map(|(x, y)| x - 2.0 * y).collect(),
+            b: r.b - 2.0 * s.b,
+        };
+        let mut with_it = p.clone();
+        with_it.equalities.push(combined.clone());
+        let ours = qp::solve(&with_it).unwrap_or_else(|e| panic!("trial {trial}: {e}"));
+        // clarabel, without the dependent row: the same optimum.
+        let theirs = clarabel(&p).unwrap_or_else(|| panic!("trial {trial}: clarabel failed"));
+        let (f, g) = (objective(&p, &ours.x), objective(&p, &theirs));
+        assert!(
+            (f - g).abs() <= 1e-6 * (1.0 + g.abs()),
+            "trial {trial}: objective {f} against clarabel's {g}"
+        );
+        for (a, b) in ours.x.iter().zip(&theirs) {
+            assert!((a - b).abs() < 1e-4, "trial {trial}: {a} against {b}");
+        }
+        for c in &with_it.equalities {
+            let v: f64 = c.a.iter().zip(&ours.x).map(|(a, x)| a * x).sum();
+            assert!((v - c.b).abs() < 1e-7, "trial {trial}: off by {}", v - c.b);
+        }
+        // The same combination disagreeing: no point holds them all.
+        let mut contradicting = p.clone();
+        contradicting.equalities.push(Constraint {
+            b: combined.b + 1.0,
+            ..combined
+        });
+        assert_eq!(
+            qp::solve(&contradicting),
+            Err(QpError::Infeasible),
+            "trial {trial}"
+        );
+    }
+}
