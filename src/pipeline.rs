@@ -1059,8 +1059,9 @@ fn on_likelier_spots(
             paws_moved(performers, true, FRONT_FORWARD_MM, FRONT_IN_MM),
             0.0,
         ));
+        let forward = paws_moved(stage.spots(), true, HIND_FRONT_FORWARD_MM, 0.0);
         let hind: [Option<DVec2>; 4] = std::array::from_fn(|p| match plan::is_front(p) {
-            true => paws_moved(stage.spots(), true, HIND_FRONT_FORWARD_MM, 0.0)[p],
+            true => forward[p],
             false => performers[p],
         });
         wanted.extend(HIND_LOWER_MM.map(|lower| (Spots::PerformersHind, hind, lower)));

@@ -264,7 +264,7 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
                 .collect()
         })
         .collect();
-    let solve = |x: &mut [f64], rhs: &[f64]| {
+    let back_substitute = |x: &mut [f64], rhs: &[f64]| {
         for i in (0..rank).rev() {
             let mut s = rhs[i];
             for &(k, v) in &others[i] {
@@ -274,7 +274,7 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
         }
     };
     let mut x0 = vec![0.0; n];
-    solve(&mut x0, &b);
+    back_substitute(&mut x0, &b);
     // The dependent ones must agree.
     for e in equalities {
         let residual = dot(&e.a, &x0) - e.b;
@@ -288,7 +288,7 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
     for (r, &free) in columns[rank..].iter().enumerate() {
         let row = &mut zt.data[r * n..(r + 1) * n];
         row[free] = 1.0;
-        solve(row, &zero);
+        back_substitute(row, &zero);
     }
     Ok((x0, zt))
 }

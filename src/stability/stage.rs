@@ -359,10 +359,8 @@ impl Stage {
             ) else {
                 continue;
             };
-            let mut onto = |spot: DVec2| {
-                let at = DVec3::new(spot.x, spot.y, self.kin.points[i].radius);
-                self.leg_reaching(p, at, &x, &mut angles)
-            };
+            let mut onto =
+                |spot: DVec2| self.leg_reaching(p, self.on_floor(i, spot), &x, &mut angles);
             // The spot, or the farthest share of the way to it the leg reaches (bisected
             // to 1/256; none: the stance spot stays).
             let mut found = onto(to).map(|a| (to, a));
@@ -720,8 +718,12 @@ impl Stage {
     /// A paw's spot on the floor, as its centre's position.
     fn spot(&self, paw: usize) -> Option<(usize, DVec3)> {
         let i = self.kin.paw_point(paw)?;
-        let spot = self.standing.spots[paw]?;
-        Some((i, DVec3::new(spot.x, spot.y, self.kin.points[i].radius)))
+        Some((i, self.on_floor(i, self.standing.spots[paw]?)))
+    }
+
+    /// Where the centre of paw point `i` is, standing on the floor at `spot`.
+    fn on_floor(&self, i: usize, spot: DVec2) -> DVec3 {
+        DVec3::new(spot.x, spot.y, self.kin.points[i].radius)
     }
 
     /// One row's program, solved from the row before: the variables and how far short

@@ -1095,14 +1095,15 @@ fn a_performer_stepping_on_one_leg_has_the_dog_plant_its_hind_paws_further_back(
     );
 }
 
-/// `take` built for `model` with `extra` arguments into `dir`, and its `--json`.
+/// `take` built for `model` with `extra` arguments into `dir` (a file named for them),
+/// and its `--json`.
 fn built_json(
     take: &std::path::Path,
     model: &str,
     extra: &[&str],
     dir: &std::path::Path,
 ) -> (std::path::PathBuf, serde_json::Value) {
-    let file = dir.join(format!("built{}.mtn", extra.len()));
+    let file = dir.join(format!("built{}.mtn", extra.concat()));
     let args: Vec<&str> = ["--json"].iter().chain(extra).copied().collect();
     let run = common::build_file(take, model, &args, &file);
     assert_eq!(
