@@ -1194,6 +1194,12 @@ fn balance_planned(stage: &Stage, planned: &Planned, margin: f64) -> stage::Bala
 /// on the ERS-7), the full winner's coarse figure trailed the coarse best by at most
 /// 0.2° at every 4th row, 0.4° at every 8th and 0.6° at every 16th, so every 8th row
 /// within 1° keeps every choice a full balance of all of them makes, with room to spare.
+/// Not so with `--gait off` on the walking takes, whose walks the stage then balances as
+/// gestures: there a winner trailed by up to 1.8° (cmu_01_01 on the ERS-210, which
+/// keeps a candidate 0.9° behind the best), and within 0.5° would have cost cmu_01_01 on
+/// the ERS-7 0.8–0.9° (for 15–17% fewer instructions on the Bandai dance and cmu_01_03).
+/// Balancing the coarse rows with the body's and a landing paw's pace per row scaled to
+/// the rows they stand for made the screen no more faithful.
 /// On one core every 4th row cost the Bandai dance (`--gait off`) 1.25 s of coarse
 /// passes, every 8th 0.63 s. (Every 8th row lost the one-arm wave's choice, by
 /// 1.9–6.2°, when short takes were screened too: its 0.6 s gave it 5 rows.)
