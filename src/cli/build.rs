@@ -1,7 +1,7 @@
 //! `aibo-motion build`: make an MTN file from motion capture (retargeted onto a robot
 //! profile) or from the JSON form that `dump` writes.
 
-use super::{detect, json_text, load_clip, print_stdout, FileKind, Outcome};
+use super::{detect, json_text, load_clip, print_stdout, to_places, FileKind, Outcome};
 use aibo_motion::keyframes::Options;
 use aibo_motion::likeness::{Figure, Likeness};
 use aibo_motion::pipeline::{self, BuildOptions, Kept};
@@ -492,18 +492,10 @@ impl Summary {
 
 fn figure_json(f: &Figure) -> serde_json::Value {
     json!({
-        "median_deg": round2(f.median_deg),
-        "p90_deg": round2(f.p90_deg),
-        "over_45_share": round4(f.over_45),
+        "median_deg": to_places(f.median_deg, 2),
+        "p90_deg": to_places(f.p90_deg, 2),
+        "over_45_share": to_places(f.over_45, 4),
     })
-}
-
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
-}
-
-fn round4(x: f64) -> f64 {
-    (x * 10_000.0).round() / 10_000.0
 }
 
 pub(super) fn likeness_json(l: &Likeness) -> serde_json::Value {
@@ -524,17 +516,17 @@ pub(super) fn likeness_json(l: &Likeness) -> serde_json::Value {
             let joints: serde_json::Map<String, serde_json::Value> = b
                 .joints
                 .iter()
-                .map(|(j, share)| (j.clone(), json!(round4(*share))))
+                .map(|(j, share)| (j.clone(), json!(to_places(*share, 4))))
                 .collect();
-            json!({"limb": b.limb, "share": round4(b.share), "joints": joints})
+            json!({"limb": b.limb, "share": to_places(b.share, 4), "joints": joints})
         })
         .collect();
     let mut v = figure_json(&l.overall);
     v["segments"] = json!(segments);
     v["head"] = l.head.as_ref().map_or(serde_json::Value::Null, figure_json);
     v["beyond_limits"] = json!(beyond);
-    v["walking_s"] = json!(round4(l.walking_s));
-    v["limbs_s"] = json!(round4(l.limbs_s));
+    v["walking_s"] = json!(to_places(l.walking_s, 4));
+    v["limbs_s"] = json!(to_places(l.limbs_s, 4));
     v
 }
 

@@ -1,6 +1,6 @@
 //! `aibo-motion check`: limit and speed violations of a motion against a robot profile.
 
-use super::{deg, json_text, load_motion, print_stdout, seconds, Outcome};
+use super::{deg, json_text, load_motion, print_stdout, seconds, to_places, Outcome};
 use aibo_motion::check::{check, Violation};
 use aibo_motion::stability::physics::{self, SERVO_TORQUE_NM};
 use aibo_motion::stability::statics;
@@ -221,7 +221,7 @@ fn simulation_json(r: &physics::Report) -> serde_json::Value {
 /// A length (mm) or an angle (degrees) for JSON, to a tenth (and null where there is
 /// none).
 fn rounded(figure: f64) -> Option<f64> {
-    figure.is_finite().then(|| (figure * 10.0).round() / 10.0)
+    figure.is_finite().then(|| to_places(figure, 1))
 }
 
 /// One unstable span, for the text report (and `build`'s warnings).

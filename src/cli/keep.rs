@@ -9,6 +9,8 @@ use aibo_motion::stability::paths::PathFigures;
 use aibo_motion::stability::plan::{is_front, PAWS};
 use aibo_motion::stability::walking::{played_waits, take_s, wait_for, Steering, Wait, Way};
 use serde_json::json;
+
+use super::to_places;
 use std::fmt::Write as _;
 
 /// One paw's part.
@@ -107,7 +109,7 @@ impl Stage {
             let free_s =
                 wait_for(w.source_s, &played).map_or(w.source_s.1, |wait| wait.1.max(w.source_s.1));
             let end_s = (w.rows().end.saturating_sub(padding.lead)) as f64 * kept.plan.row_s;
-            round3((end_s.min(performance_end_s) - free_s).max(0.0))
+            to_places((end_s.min(performance_end_s) - free_s).max(0.0), 3)
         };
         Stage {
             margin_mm: kept.margin_mm,
@@ -128,14 +130,14 @@ impl Stage {
                 .walks
                 .iter()
                 .map(|w| Walked {
-                    from_s: round3(take_s(&kept.waits, w.source_s.0)),
-                    to_s: round3(take_s(&kept.waits, w.source_s.1)),
-                    walks_s: round3(w.gait.legs.len() as f64 * kept.plan.row_s),
+                    from_s: to_places(take_s(&kept.waits, w.source_s.0), 3),
+                    to_s: to_places(take_s(&kept.waits, w.source_s.1), 3),
+                    walks_s: to_places(w.gait.legs.len() as f64 * kept.plan.row_s, 3),
                     steps: w.gait.steps.len(),
                     forward_mm: w.gait.travel.0.x.round(),
                     left_mm: w.gait.travel.0.y.round(),
                     turn_deg: w.gait.travel.1.to_degrees().round(),
-                    speed_share: (w.gait.slowed * 100.0).round() / 100.0,
+                    speed_share: to_places(w.gait.slowed, 2),
                     over_s: over_s(w),
                     crouch_mm: w.gait.crouch_mm,
                 })
@@ -155,20 +157,20 @@ impl Stage {
                     "paw": p.paw,
                     "limb": p.limb,
                     "lifts": p.lifts,
-                    "raised_s": round3(p.raised_s),
-                    "held_down_s": round3(p.held_s),
+                    "raised_s": to_places(p.raised_s, 3),
+                    "held_down_s": to_places(p.held_s, 3),
                 })
             })
             .collect();
         json!({
             "margin_mm": self.margin_mm,
             "paws": paws,
-            "weight_shift_mm": (self.shift_mm * 10.0).round() / 10.0,
+            "weight_shift_mm": to_places(self.shift_mm, 1),
             "spots": self.spots_moved.map_or("stance", |m| m.to.name()),
-            "spots_moved_mm": self.spots_moved.map(|m| m.mm.map(|d| (d * 10.0).round() / 10.0)),
+            "spots_moved_mm": self.spots_moved.map(|m| m.mm.map(|d| to_places(d, 1))),
             "body_lowered_mm": self.spots_moved.map_or(0.0, |m| m.lowered_mm),
-            "first_pose_held_s": round3(self.held_first_s),
-            "last_pose_held_s": round3(self.held_last_s),
+            "first_pose_held_s": to_places(self.held_first_s, 3),
+            "last_pose_held_s": to_places(self.held_last_s, 3),
             // What the last pose is held for: the last walk to finish, or a paw to land.
             "last_pose_held_for": (self.held_last_s > 0.0)
                 .then_some(if self.held_last_for_walk { "walk" } else { "landing" }),
@@ -181,8 +183,8 @@ impl Stage {
             "likeness_without": self.without.as_ref().map(super::build::likeness_json),
             "walks": self.walks,
             "waits": self.waits.iter().map(|w| json!({
-                "at_s": round3(w.at_s),
-                "wait_s": round3(w.wait_s),
+                "at_s": to_places(w.at_s, 3),
+                "wait_s": to_places(w.wait_s, 3),
             })).collect::<Vec<_>>(),
             "path": self.path,
             "gait": self.way.map(|w| w.style.name),
@@ -337,8 +339,4 @@ impl Stage {
             );
         }
     }
-}
-
-fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
 }
