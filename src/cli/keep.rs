@@ -2,6 +2,7 @@
 //! and held down, how far it moved the weight, what the proof found, and how much the
 //! motion still looks like the performer.
 
+use super::to_places;
 use aibo_motion::likeness::Likeness;
 use aibo_motion::pipeline::{Kept, MovedSpots, PROOF_TORQUE};
 use aibo_motion::stability::gait::Style;
@@ -9,8 +10,6 @@ use aibo_motion::stability::paths::PathFigures;
 use aibo_motion::stability::plan::{is_front, PAWS};
 use aibo_motion::stability::walking::{played_waits, take_s, wait_for, Steering, Wait, Way};
 use serde_json::json;
-
-use super::to_places;
 use std::fmt::Write as _;
 
 /// One paw's part.
