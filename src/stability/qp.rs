@@ -53,6 +53,10 @@ impl Matrix {
     pub fn row(&self, r: usize) -> &[f64] {
         &self.data[r * self.cols..(r + 1) * self.cols]
     }
+
+    pub fn row_mut(&mut self, r: usize) -> &mut [f64] {
+        &mut self.data[r * self.cols..(r + 1) * self.cols]
+    }
 }
 
 /// One linear constraint: `aᵀx = b` or `aᵀx ≥ b`.
@@ -198,7 +202,7 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
     let mut a = Matrix::zeros(m, n);
     let mut b: Vec<f64> = equalities.iter().map(|e| e.b).collect();
     for (r, e) in equalities.iter().enumerate() {
-        a.data[r * n..(r + 1) * n].copy_from_slice(&e.a);
+        a.row_mut(r).copy_from_slice(&e.a);
     }
     let scale = a
         .data
@@ -286,7 +290,7 @@ fn null_space(n: usize, equalities: &[Constraint]) -> Result<(Vec<f64>, Matrix),
     let zero = vec![0.0; rank];
     let mut zt = Matrix::zeros(n - rank, n);
     for (r, &free) in columns[rank..].iter().enumerate() {
-        let row = &mut zt.data[r * n..(r + 1) * n];
+        let row = zt.row_mut(r);
         row[free] = 1.0;
         back_substitute(row, &zero);
     }
