@@ -14,6 +14,7 @@ use aibo_motion::pipeline::{build, Balance, BuildOptions, Built, Spots};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::bvh;
 use aibo_motion::stability::{physics, statics};
+use aibo_motion::units::urad_to_deg;
 use std::path::Path;
 
 const RATE: f64 = 1.0 / 30.0;
@@ -252,7 +253,7 @@ fn a_performer_who_stands_and_nods_is_built_as_without_the_stage() {
         let mut widest = (0.0f64, 0, 0);
         for (f, (a, b)) in on.iter().zip(&off).enumerate() {
             for (j, (x, y)) in a.joints.iter().zip(&b.joints).enumerate() {
-                let deg = f64::from(x - y).abs() * 1e-6_f64.to_degrees();
+                let deg = urad_to_deg(x - y).abs();
                 if deg > widest.0 {
                     widest = (deg, f, j);
                 }
@@ -274,11 +275,8 @@ fn a_performer_who_stands_and_nods_is_built_as_without_the_stage() {
         let (lo, hi) = on.iter().fold((i32::MAX, i32::MIN), |(lo, hi), f| {
             (lo.min(f.joints[tilt]), hi.max(f.joints[tilt]))
         });
-        assert!(
-            f64::from(hi - lo) * 1e-6 > 30f64.to_radians(),
-            "{model}: the head tilts {:.1}°",
-            f64::from(hi - lo) * 1e-6_f64.to_degrees()
-        );
+        let tilts = urad_to_deg(hi - lo);
+        assert!(tilts > 30.0, "{model}: the head tilts {tilts:.1}°");
     }
 }
 

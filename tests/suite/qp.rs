@@ -134,6 +134,23 @@ fn clarabel(p: &Problem) -> Option<Vec<f64>> {
     }
 }
 
+/// `x` is clarabel's optimum of `p` (trial `trial`): the same objective, to 1e-6
+/// relatively, and the same point, to 1e-4 on every variable.
+fn assert_as_clarabel(p: &Problem, x: &[f64], trial: usize) {
+    let theirs = clarabel(p).unwrap_or_else(|| panic!("trial {trial}: clarabel failed"));
+    let (f, g) = (objective(p, x), objective(p, &theirs));
+    assert!(
+        (f - g).abs() <= 1e-6 * (1.0 + g.abs()),
+        "trial {trial}: objective {f} against clarabel's {g}"
+    );
+    for (a, b) in x.iter().zip(&theirs) {
+        assert!(
+            (a - b).abs() < 1e-4,
+            "trial {trial}: {x:?} against {theirs:?}"
+        );
+    }
+}
+
 #[test]
 fn it_finds_what_clarabel_finds_on_random_programs() {
     let mut rng = Lcg(7);
@@ -144,19 +161,7 @@ fn it_finds_what_clarabel_finds_on_random_programs() {
         let ineq = (trial * 7) % 30;
         let p = random(&mut rng, n, eq, ineq, true);
         let ours = qp::solve(&p).unwrap_or_else(|e| panic!("trial {trial}: {e}"));
-        let theirs = clarabel(&p).unwrap_or_else(|| panic!("trial {trial}: clarabel failed"));
-        let (f, g) = (objective(&p, &ours.x), objective(&p, &theirs));
-        assert!(
-            (f - g).abs() <= 1e-6 * (1.0 + g.abs()),
-            "trial {trial}: objective {f} against clarabel's {g}"
-        );
-        for (a, b) in ours.x.iter().zip(&theirs) {
-            assert!(
-                (a - b).abs() < 1e-4,
-                "trial {trial}: {:?} vs {theirs:?}",
-                ours.x
-            );
-        }
+        assert_as_clarabel(&p, &ours.x, trial);
         for c in &p.equalities {
             let v: f64 = c.a.iter().zip(&ours.x).map(|(a, x)| a * x).sum();
             assert!(
@@ -354,15 +359,7 @@ fn the_stage_s_block_sparse_equalities_are_eliminated_and_a_dependent_one_found(
         with_it.equalities.push(combined.clone());
         let ours = qp::solve(&with_it).unwrap_or_else(|e| panic!("trial {trial}: {e}"));
         // clarabel, without the dependent row: the same optimum.
-        let theirs = clarabel(&p).unwrap_or_else(|| panic!("trial {trial}: clarabel failed"));
-        let (f, g) = (objective(&p, &ours.x), objective(&p, &theirs));
-        assert!(
-            (f - g).abs() <= 1e-6 * (1.0 + g.abs()),
-            "trial {trial}: objective {f} against clarabel's {g}"
-        );
-        for (a, b) in ours.x.iter().zip(&theirs) {
-            assert!((a - b).abs() < 1e-4, "trial {trial}: {a} against {b}");
-        }
+        assert_as_clarabel(&p, &ours.x, trial);
         for c in &with_it.equalities {
             let v: f64 = c.a.iter().zip(&ours.x).map(|(a, x)| a * x).sum();
             assert!((v - c.b).abs() < 1e-7, "trial {trial}: off by {}", v - c.b);
