@@ -1095,8 +1095,8 @@ fn a_performer_stepping_on_one_leg_has_the_dog_plant_its_hind_paws_further_back(
     );
 }
 
-/// `take` built for `model` with `extra` arguments into `dir` (a file named for them),
-/// and its `--json`.
+/// `take` (a shared one) built for `model` with `extra` arguments into `dir` (a file
+/// named for them), and its `--json`.
 fn built_json(
     take: &std::path::Path,
     model: &str,
@@ -1104,15 +1104,9 @@ fn built_json(
     dir: &std::path::Path,
 ) -> (std::path::PathBuf, serde_json::Value) {
     let file = dir.join(format!("built{}.mtn", extra.concat()));
-    let args: Vec<&str> = ["--json"].iter().chain(extra).copied().collect();
-    let run = common::build_file(take, model, &args, &file);
-    assert_eq!(
-        run.status.code(),
-        Some(0),
-        "{model}: {}",
-        common::stderr(&run)
-    );
-    (file, serde_json::from_str(&common::stdout(&run)).unwrap())
+    let built = common::shared_build(take, model, extra);
+    std::fs::write(&file, &built.bytes).unwrap();
+    (file, built.json.clone())
 }
 
 /// The judges keep `file` up: the static test, and the simulation at the proof's share

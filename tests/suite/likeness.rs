@@ -246,12 +246,10 @@ fn the_same_take_in_two_formats_builds_the_same_tracks() {
 fn build_reports_the_figure_for_the_bandai_namco_dance() {
     let dir = common::shared("mocap-samples");
     let input = dir.join("bvh/bandai1__dance-short_normal_001.bvh");
+    let json = &common::shared_build(&input, "ERS-7", &[]).json;
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("d.mtn");
     let (input, out) = (input.to_str().unwrap(), out.to_str().unwrap());
-    let run = common::run(&["build", input, "--profile", "ERS-7", "-o", out, "--json"]);
-    assert!(run.status.success(), "{}", common::stderr(&run));
-    let json: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
     // The figure without the balance stage (the retargeting's) beside the one with it.
     let without = &json["balance_stage"]["likeness_without"];
     assert!(without["median_deg"].as_f64().unwrap() <= 20.0, "{without}");

@@ -498,7 +498,9 @@ fn built_take(
 fn the_bandai_dance_walks_where_it_travels_and_dances_as_before_where_it_stands() {
     use aibo_motion::mtn::dense_frames;
     let take = common::shared("mocap-samples").join("bvh/bandai1__dance-short_normal_001.bvh");
-    let (walking, with) = built_take(&take, "ERS-7", &[]);
+    let walking = common::shared_build(&take, "ERS-7", &[]);
+    let with = aibo_motion::mtn::decode(&walking.bytes).unwrap().motion;
+    let walking = &walking.json;
     // On the stance's spots, as the walking build's are (it walks).
     let (treading, without) = built_take(&take, "ERS-7", &["--gait", "off", "--stance-spots"]);
     let stage = &walking["balance_stage"];
@@ -545,7 +547,7 @@ fn the_bandai_dance_walks_where_it_travels_and_dances_as_before_where_it_stands(
                 - j["ramp_out_s"].as_f64().unwrap()
                 - j["balance_stage"]["last_pose_held_s"].as_f64().unwrap())
     };
-    let end_ms = performance_end(&treading).min(performance_end(&walking)) - performance_ms;
+    let end_ms = performance_end(&treading).min(performance_end(walking)) - performance_ms;
     for (a, b) in dense_frames(&with).zip(dense_frames(&without)) {
         let t = (a.index * DENSE_FRAME_MS) as f64;
         if t > performance_ms + end_ms || walking_ms.iter().any(|&(s, e)| t >= s && t <= e) {
@@ -757,7 +759,8 @@ fn on_the_shared_walking_takes_the_ers7_ends_facing_where_the_performer_ends() {
         if let Some(asf) = asf {
             extra = vec!["--asf", asf.to_str().unwrap()];
         }
-        let (json, bytes) = built(take, "ERS-7", &extra);
+        let built = common::shared_build(take, "ERS-7", &extra);
+        let (json, bytes) = (&built.json, &built.bytes);
         let stage = &json["balance_stage"];
         if stage["walks"].as_array().is_none_or(|w| w.is_empty()) {
             continue;
@@ -766,7 +769,7 @@ fn on_the_shared_walking_takes_the_ers7_ends_facing_where_the_performer_ends() {
         // `simulate --take` on the written file, at the proof's torque, says what the
         // build said of its walks: the same performer's path, the same body's.
         let mtn = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(mtn.path(), &bytes).unwrap();
+        std::fs::write(mtn.path(), bytes).unwrap();
         let torque = (SERVO_TORQUE_NM * PROOF_TORQUE).to_string();
         let mut args = vec!["simulate", mtn.path().to_str().unwrap(), "--json"];
         args.extend(["--torque", &torque, "--take", take.to_str().unwrap()]);
@@ -832,7 +835,8 @@ fn the_ers210_trots_crouched_or_upright_whichever_follows_the_performer() {
         ("bvh-python__test_freebvh.bvh", crouch),
     ] {
         let take = bvh.join(take);
-        let (json, bytes) = built(&take, "ERS-210", &[]);
+        let built = common::shared_build(&take, "ERS-210", &[]);
+        let (json, bytes) = (&built.json, &built.bytes);
         let stage = &json["balance_stage"];
         assert_eq!(stage["gait"], "trot", "{take:?}");
         let walks = stage["walks"].as_array().unwrap();
@@ -849,7 +853,7 @@ fn the_ers210_trots_crouched_or_upright_whichever_follows_the_performer() {
             c => format!("{c:.0} mm crouched"),
         };
         assert!(summary.contains(&said), "{take:?}: {summary}");
-        std::fs::write(&mtn, &bytes).unwrap();
+        std::fs::write(&mtn, bytes).unwrap();
         let mtn = mtn.to_str().unwrap();
         assert_eq!(
             common::run(&["check", "--balance", mtn]).status.code(),

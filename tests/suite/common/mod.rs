@@ -211,6 +211,46 @@ pub fn build_file(input: &Path, model: &str, extra: &[&str], out: &Path) -> Outp
     run
 }
 
+/// What `build --json` of a shared take printed, and the motion it wrote.
+pub struct SharedBuild {
+    pub json: serde_json::Value,
+    pub bytes: Vec<u8>,
+}
+
+/// `build TAKE --profile MODEL --json` with `extra` arguments, for a take in `../shared`,
+/// run once per test run by whichever test asks first (the others wait for it). Several
+/// tests check different things of the same builds of the shared takes, each of which
+/// costs seconds; the build is deterministic, so one run serves them all.
+pub fn shared_build(take: &Path, model: &str, extra: &[&str]) -> std::sync::Arc<SharedBuild> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Cell = Arc<OnceLock<Arc<SharedBuild>>>;
+    static BUILDS: Mutex<Option<HashMap<Vec<String>, Cell>>> = Mutex::new(None);
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    assert!(take.starts_with(&shared), "{take:?} is not a shared take");
+    let mut key = vec![take.to_str().unwrap().to_string(), model.to_string()];
+    key.extend(extra.iter().map(|a| a.to_string()));
+    let cell = {
+        let mut builds = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
+        builds
+            .get_or_insert_with(HashMap::new)
+            .entry(key)
+            .or_default()
+            .clone()
+    };
+    cell.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("take.mtn");
+        let args: Vec<&str> = ["--json"].iter().chain(extra).copied().collect();
+        let run = build_file(take, model, &args, &out);
+        Arc::new(SharedBuild {
+            json: serde_json::from_str(&stdout(&run)).unwrap(),
+            bytes: std::fs::read(&out).unwrap(),
+        })
+    })
+    .clone()
+}
+
 /// A copy of the shared R-CODE sample tree `name` at `root`, made writable as an owner's
 /// stick is (the samples are read-only).
 pub fn writable_stick(name: &str, root: &Path) {
