@@ -194,7 +194,7 @@ pub struct Kept {
 
 impl Kept {
     /// How long the performer's first pose is held before the performance and its last
-    /// pose after it, ms (see [`plan::Padding`]).
+    /// pose after it, ms (see [`crate::stability::plan::Padding`]).
     pub fn padding_ms(&self) -> (u64, u64) {
         let row_ms = u64::from(self.row_ms);
         let padding = self.plan.padding;
