@@ -155,13 +155,13 @@ fn number_in(
     }
 }
 
-/// `--tolerance-deg`: above 0, at most 45 degrees.
 /// A figure for JSON, rounded to `places` decimals.
 fn to_places(x: f64, places: i32) -> f64 {
     let scale = 10f64.powi(places);
     (x * scale).round() / scale
 }
 
+/// `--tolerance-deg`: above 0, at most 45 degrees.
 fn parse_tolerance(text: &str) -> std::result::Result<f64, String> {
     number_in(text, 0.0, 45.0, true, "degrees")
 }
