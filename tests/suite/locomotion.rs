@@ -482,15 +482,16 @@ fn a_take_where_the_performer_stays_put_builds_as_before() {
     assert!(with == without);
 }
 
-/// Builds a shared take for `model` with `extra` arguments: the build's JSON and the
-/// motion.
+/// A shared take built for `model` with `extra` arguments ([`common::shared_build`]):
+/// the build's JSON and the motion.
 fn built_take(
     take: &std::path::Path,
     model: &str,
     extra: &[&str],
 ) -> (serde_json::Value, aibo_motion::mtn::Motion) {
-    let (json, bytes) = built(take, model, extra);
-    (json, aibo_motion::mtn::decode(&bytes).unwrap().motion)
+    let built = common::shared_build(take, model, extra);
+    let motion = aibo_motion::mtn::decode(&built.bytes).unwrap().motion;
+    (built.json.clone(), motion)
 }
 
 #[test]
@@ -498,9 +499,7 @@ fn built_take(
 fn the_bandai_dance_walks_where_it_travels_and_dances_as_before_where_it_stands() {
     use aibo_motion::mtn::dense_frames;
     let take = common::shared("mocap-samples").join("bvh/bandai1__dance-short_normal_001.bvh");
-    let walking = common::shared_build(&take, "ERS-7", &[]);
-    let with = aibo_motion::mtn::decode(&walking.bytes).unwrap().motion;
-    let walking = &walking.json;
+    let (walking, with) = built_take(&take, "ERS-7", &[]);
     // On the stance's spots, as the walking build's are (it walks).
     let (treading, without) = built_take(&take, "ERS-7", &["--gait", "off", "--stance-spots"]);
     let stage = &walking["balance_stage"];
@@ -547,7 +546,7 @@ fn the_bandai_dance_walks_where_it_travels_and_dances_as_before_where_it_stands(
                 - j["ramp_out_s"].as_f64().unwrap()
                 - j["balance_stage"]["last_pose_held_s"].as_f64().unwrap())
     };
-    let end_ms = performance_end(&treading).min(performance_end(walking)) - performance_ms;
+    let end_ms = performance_end(&treading).min(performance_end(&walking)) - performance_ms;
     for (a, b) in dense_frames(&with).zip(dense_frames(&without)) {
         let t = (a.index * DENSE_FRAME_MS) as f64;
         if t > performance_ms + end_ms || walking_ms.iter().any(|&(s, e)| t >= s && t <= e) {
@@ -1383,10 +1382,11 @@ fn a_crawl_ends_where_the_performer_does_on_the_fine_solver_too() {
         ("assimp__cmu_01_01.bvh", &["--gait", "crawl"][..]),
     ] {
         let take = bvh.join(take);
-        let (json, bytes) = built(&take, "ERS-7", extra);
+        let built = common::shared_build(&take, "ERS-7", extra);
+        let (json, bytes) = (&built.json, &built.bytes);
         assert_eq!(json["balance_stage"]["gait"], "crawl", "{take:?}");
         let mtn = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(mtn.path(), &bytes).unwrap();
+        std::fs::write(mtn.path(), bytes).unwrap();
         let (standard, fine) = (
             simulated(mtn.path(), &take, false),
             simulated(mtn.path(), &take, true),

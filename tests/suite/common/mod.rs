@@ -223,20 +223,16 @@ pub struct SharedBuild {
 /// costs seconds; the build is deterministic, so one run serves them all.
 pub fn shared_build(take: &Path, model: &str, extra: &[&str]) -> std::sync::Arc<SharedBuild> {
     use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock};
+    use std::sync::{Arc, LazyLock, Mutex, OnceLock};
     type Cell = Arc<OnceLock<Arc<SharedBuild>>>;
-    static BUILDS: Mutex<Option<HashMap<Vec<String>, Cell>>> = Mutex::new(None);
+    static BUILDS: LazyLock<Mutex<HashMap<Vec<String>, Cell>>> = LazyLock::new(Default::default);
     let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
     assert!(take.starts_with(&shared), "{take:?} is not a shared take");
     let mut key = vec![take.to_str().unwrap().to_string(), model.to_string()];
     key.extend(extra.iter().map(|a| a.to_string()));
     let cell = {
         let mut builds = BUILDS.lock().unwrap_or_else(|e| e.into_inner());
-        builds
-            .get_or_insert_with(HashMap::new)
-            .entry(key)
-            .or_default()
-            .clone()
+        builds.entry(key).or_default().clone()
     };
     cell.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
