@@ -14,7 +14,7 @@ use std::hint::black_box;
 /// A minute of stepping: 30 rounds of four keyframes about half a second apart.
 fn minute_of_steps(profile: &Profile) -> Motion {
     let stand: Vec<f64> = profile.postures["stand"].joints.clone();
-    let at = |name: &str| profile.joints.iter().position(|j| j.name == name).unwrap();
+    let at = |name: &str| profile.joint_index(name).unwrap();
     let urad = |joints: &[f64]| joints.iter().map(|r| (r * 1e6).round() as i32).collect();
     let mut keyframes = Vec::new();
     let mut push = |joints: &[f64], frames: u32| {

@@ -168,7 +168,7 @@ pub fn neutral_pose(profile: &Profile, options: &Options, tracks: &Tracks) -> Ve
         if options.legs == LegMode::Ik && leg(&m.joint) {
             continue;
         }
-        let Some(i) = profile.joints.iter().position(|j| j.name == m.joint) else {
+        let Some(i) = profile.joint_index(&m.joint) else {
             continue;
         };
         if tracks.joints.get(i).is_some_and(Option::is_some) {
@@ -213,7 +213,7 @@ pub fn retarget(
         None => unmeasured.push((part.to_string(), vec![joint.to_string()])),
     };
     for m in mappings {
-        let Some(index) = profile.joints.iter().position(|j| j.name == m.joint) else {
+        let Some(index) = profile.joint_index(&m.joint) else {
             return Err(no_such_joint(&m.joint));
         };
         let Some((part, what)) = m.measure.split_once('.') else {

@@ -450,6 +450,11 @@ impl Profile {
         self.joints.iter().find(|j| j.name == name)
     }
 
+    /// Where the joint named `name` is in [`Profile::joints`]: its column in a pose.
+    pub fn joint_index(&self, name: &str) -> Option<usize> {
+        self.joints.iter().position(|j| j.name == name)
+    }
+
     /// `ERS-7 (DRX-1000)`.
     pub fn title(&self) -> String {
         format!("{} ({})", self.model, self.design_label)

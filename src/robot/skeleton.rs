@@ -64,7 +64,7 @@ impl Skeleton {
         let legs = profile.legs.as_ref().ok_or_else(|| missing("legs"))?;
         let body = profile.body.as_ref().ok_or_else(|| missing("body"))?;
         let mut s = Skeleton { bones: Vec::new() };
-        let joint = |name: &str| profile.joints.iter().position(|j| j.name == name);
+        let joint = |name: &str| profile.joint_index(name);
         let body_bone = s.add("body", None, DVec3::ZERO, None, None);
 
         // Neck and head.
@@ -288,11 +288,7 @@ mod tests {
         for (prefix, forward) in [("lf", 1.0), ("rf", 1.0), ("lh", -1.0), ("rh", -1.0)] {
             for (joint, x_sign) in [("j1", forward), ("j3", forward)] {
                 let mut a = rest.clone();
-                a[profile
-                    .joints
-                    .iter()
-                    .position(|j| j.name == format!("{prefix}_{joint}"))
-                    .unwrap()] = 0.3;
+                a[profile.joint_index(&format!("{prefix}_{joint}")).unwrap()] = 0.3;
                 let dx = paw(prefix, &a).x - paw(prefix, &rest).x;
                 assert!(
                     dx * x_sign > 10.0,
@@ -300,11 +296,7 @@ mod tests {
                 );
             }
             let mut a = rest.clone();
-            a[profile
-                .joints
-                .iter()
-                .position(|j| j.name == format!("{prefix}_j2"))
-                .unwrap()] = 0.3;
+            a[profile.joint_index(&format!("{prefix}_j2")).unwrap()] = 0.3;
             assert!(
                 paw(prefix, &a).y.abs() > paw(prefix, &rest).y.abs() + 10.0,
                 "{prefix}_j2 outward"
@@ -338,31 +330,19 @@ mod tests {
         };
         let rest = vec![0.0; profile.joints.len()];
         let mut up = rest.clone();
-        up[profile
-            .joints
-            .iter()
-            .position(|j| j.name == "head_nod")
-            .unwrap()] = 0.5;
+        up[profile.joint_index("head_nod").unwrap()] = 0.5;
         assert!(
             at("nose", &up, [0.0; 3]).z > at("nose", &rest, [0.0; 3]).z,
             "nod up lifts the nose"
         );
         let mut left = rest.clone();
-        left[profile
-            .joints
-            .iter()
-            .position(|j| j.name == "head_pan")
-            .unwrap()] = 0.5;
+        left[profile.joint_index("head_pan").unwrap()] = 0.5;
         assert!(
             at("nose", &left, [0.0; 3]).y > 0.0,
             "pan left turns the nose left"
         );
         let mut tail = rest.clone();
-        tail[profile
-            .joints
-            .iter()
-            .position(|j| j.name == "tail_tilt")
-            .unwrap()] = 0.5;
+        tail[profile.joint_index("tail_tilt").unwrap()] = 0.5;
         assert!(
             at("tail_tip", &tail, [0.0; 3]).z > at("tail_tip", &rest, [0.0; 3]).z,
             "tail tilt raises the tip"

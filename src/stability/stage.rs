@@ -1212,7 +1212,7 @@ mod tests {
         let stage = Stage::new(&profile, 16, &stand).unwrap();
         // The stand, the head turning and the left front leg swinging forward and back
         // (planted: the stage holds it and leans the body instead).
-        let column = |name: &str| profile.joints.iter().position(|j| j.name == name).unwrap();
+        let column = |name: &str| profile.joint_index(name).unwrap();
         let (pan, lf_j1) = (column("head_pan"), column("lf_j1"));
         let rows: Vec<Vec<f64>> = (0..150)
             .map(|k| {

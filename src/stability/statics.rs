@@ -786,7 +786,7 @@ mod tests {
         for model in ["ERS-7", "ERS-210"] {
             let profile = Profile::builtin(model).unwrap();
             let body = Body::of(&profile).unwrap();
-            let joint = |name: &str| profile.joints.iter().position(|j| j.name == name).unwrap();
+            let joint = |name: &str| profile.joint_index(name).unwrap();
             // Posed at the attitude it gives, three or four paws are level and none is
             // below them.
             let stands = |angles: &[f64], what: &str| {
@@ -922,7 +922,7 @@ mod tests {
         for model in ["ERS-7", "ERS-210", "ERS-220"] {
             let profile = Profile::builtin(model).unwrap();
             let body = Body::of(&profile).unwrap();
-            let joint = |name: &str| profile.joints.iter().position(|j| j.name == name).unwrap();
+            let joint = |name: &str| profile.joint_index(name).unwrap();
             let mut joints = profile.postures["stand"].joints.clone();
             for (name, deg) in [
                 ("lf_j1", 130.0),

@@ -33,11 +33,7 @@ fn on(model: &str, name: &str, poses: &[Pose<'_>], frames: u32) -> Motion {
             .map(|&r| (r * 1e6).round() as i32)
             .collect();
         for (joint, deg) in pose.set {
-            let i = profile
-                .joints
-                .iter()
-                .position(|j| j.name == *joint)
-                .unwrap();
+            let i = profile.joint_index(joint).unwrap();
             joints[i] = (deg.to_radians() * 1e6).round() as i32;
         }
         let kf = |frames_before| Keyframe {
@@ -130,7 +126,7 @@ fn sitting_one_front_leg_can_wave_but_both_up_tip_it_forward() {
     let sit = &p.postures["sit"];
     let mut joints = sit.joints.clone();
     for (name, deg) in FRONT_LEGS_UP {
-        joints[p.joints.iter().position(|j| j.name == *name).unwrap()] = deg.to_radians();
+        joints[p.joint_index(name).unwrap()] = deg.to_radians();
     }
     let pose = body.skeleton.pose(&joints, [0.0, sit.body_pitch, 0.0]);
     let (points, com) = body.touch_points(&pose);
@@ -154,8 +150,7 @@ fn sitting_one_front_leg_can_wave_but_both_up_tip_it_forward() {
 fn left_front_step(shift_deg: f64) -> Motion {
     let p = Profile::builtin("ERS-7").unwrap();
     let stand = &p.postures["stand"].joints;
-    let deg =
-        |name: &str| stand[p.joints.iter().position(|j| j.name == name).unwrap()].to_degrees();
+    let deg = |name: &str| stand[p.joint_index(name).unwrap()].to_degrees();
     let d = shift_deg;
     let shift: Vec<(&str, f64)> = vec![
         ("lf_j1", deg("lf_j1") + d),
@@ -776,7 +771,7 @@ fn an_elbow_that_carries_the_robot_counts_from_the_attitude_the_motion_carries()
     let profile = Profile::builtin("ERS-7").unwrap();
     let sleep = &profile.postures["sleep"];
     let lying = glam::DQuat::from_axis_angle(glam::DVec3::NEG_Y, sleep.body_pitch);
-    let at = |name: &str| profile.joints.iter().position(|j| j.name == name).unwrap();
+    let at = |name: &str| profile.joint_index(name).unwrap();
     let lain = |joints: &[f64]| {
         let mut robot = Robot::new(&profile, joints, lying, SERVO_TORQUE_NM).unwrap();
         robot.hold(0.5);
@@ -1392,7 +1387,7 @@ fn spread(deg: f64) -> Motion {
     let stand = &Profile::builtin("ERS-7").unwrap().postures["stand"];
     let at = |name: &str| {
         let profile = Profile::builtin("ERS-7").unwrap();
-        let i = profile.joints.iter().position(|j| j.name == name).unwrap();
+        let i = profile.joint_index(name).unwrap();
         stand.joints[i].to_degrees()
     };
     let set: Vec<(&'static str, f64)> = vec![

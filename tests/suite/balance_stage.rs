@@ -267,11 +267,7 @@ fn a_performer_who_stands_and_nods_is_built_as_without_the_stage() {
             frame * 8
         );
         // And the nod is there: the head tilts through most of its 40°.
-        let tilt = profile
-            .joints
-            .iter()
-            .position(|j| j.name == "head_tilt")
-            .unwrap();
+        let tilt = profile.joint_index("head_tilt").unwrap();
         let (lo, hi) = on.iter().fold((i32::MAX, i32::MIN), |(lo, hi), f| {
             (lo.min(f.joints[tilt]), hi.max(f.joints[tilt]))
         });

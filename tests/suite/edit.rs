@@ -276,7 +276,7 @@ fn fit_speeds_lengthens_only_the_segments_a_joint_cannot_keep_up_with() {
     // Head pan 0° → 60° in one 16 ms frame, then back in 200 frames (slow enough).
     let m = motion("ERS-7", &[], &[0, 199]);
     let mut m = m;
-    let pan = p.joints.iter().position(|j| j.name == "head_pan").unwrap();
+    let pan = p.joint_index("head_pan").unwrap();
     m.keyframes[1].joints[pan] = deg_to_urad(60.0);
     let (fitted, added_ms) = fit_speeds(&m, &p).unwrap();
     // 60° at `limit` rad/s takes 60° in radians / limit seconds: whole 16 ms frames.

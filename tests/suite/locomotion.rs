@@ -358,11 +358,7 @@ fn while_the_robot_walks_its_head_follows_the_performer_s_and_its_body_stands_as
     assert_eq!(kept.plan.walks.len(), 1);
     let walk = kept.plan.walks[0].rows();
     let (lead, row_ms) = (kept.plan.padding.lead, u64::from(kept.row_ms));
-    let pan = profile
-        .joints
-        .iter()
-        .position(|j| j.name == "head_pan")
-        .unwrap();
+    let pan = profile.joint_index("head_pan").unwrap();
     // The written motion and the one built without the stage, at a performance time.
     let at = |motion, start_ms: u64, ms: u64| dense_frame_at(motion, (start_ms + ms) / 8).unwrap();
     let mut pans = Vec::new();

@@ -235,7 +235,7 @@ fn a_tracked_hand_drives_the_same_side_front_leg() {
     let profile = Profile::builtin("ERS-7").unwrap();
     let tracks = retarget(&clip, &profile, &Options::default()).unwrap();
     let value = |joint: &str| {
-        let i = profile.joints.iter().position(|j| j.name == joint).unwrap();
+        let i = profile.joint_index(joint).unwrap();
         tracks.joints[i].as_ref().unwrap()[5].to_degrees()
     };
     let offset = |joint: &str| {

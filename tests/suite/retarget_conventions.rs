@@ -585,7 +585,7 @@ fn every_convention_builds_the_same_tracks() {
             "lh_j1",
             "rh_j3",
         ] {
-            let i = profile.joints.iter().position(|j| j.name == joint).unwrap();
+            let i = profile.joint_index(joint).unwrap();
             let t = reference.joints[i].as_ref().unwrap();
             let span = t.iter().cloned().fold(f64::MIN, f64::max)
                 - t.iter().cloned().fold(f64::MAX, f64::min);

@@ -37,7 +37,7 @@ fn tracks_with(
 
 /// How far a robot joint moved from frame 0 to frame 1, in degrees.
 fn moved(tracks: &Tracks, profile: &Profile, joint: &str) -> f64 {
-    let i = profile.joints.iter().position(|j| j.name == joint).unwrap();
+    let i = profile.joint_index(joint).unwrap();
     let t = tracks.joints[i]
         .as_ref()
         .unwrap_or_else(|| panic!("{joint} has no source"));

@@ -156,7 +156,7 @@ pub fn ers7_motion() -> Motion {
     let moved = |changes: &[(&str, i32)]| {
         let mut joints = stand.clone();
         for (name, urad) in changes {
-            let i = profile.joints.iter().position(|j| j.name == *name).unwrap();
+            let i = profile.joint_index(name).unwrap();
             joints[i] += urad;
         }
         joints
