@@ -6,7 +6,9 @@
 //! distance between two planted paws (Sony's stand-to-sit folds the hind legs under a
 //! pitched body), no friction can keep both where they are: the rubber must slide. For
 //! every pair of 8 ms frames, the points the static test has the robot standing on in
-//! both are laid on the floor at its meant attitude, and the body is moved over the floor
+//! both are laid on the floor at its meant attitude (where it came down on a trot's paw
+//! in its swing, the two paws that carry the robot, at the attitude they carry it at:
+//! [`super::statics::Swing`]), and the body is moved over the floor
 //! (a turn and a shift) so that they move as little as possible (least squares). What
 //! each paw's rubber must still slide, less what it rolls as its shin turns, adds up
 //! while the paw stays down; the largest sum over a stay is the paw's demand.
@@ -43,14 +45,20 @@ pub fn demanded(
         let pose = body
             .skeleton
             .pose(&columns.angles(profile, &f), [roll, pitch, 0.0]);
+        // A trot's swing paw is not down: the two paws that carry the robot are, at the
+        // attitude they carry it at.
+        let (on, meant) = match &stance.swing {
+            Some(swing) => (&swing.standing_on, swing.turn),
+            None => (&stance.standing_on, stance.meant),
+        };
         let standing: Vec<(usize, DVec3, DQuat)> = body
             .contacts
             .iter()
             .enumerate()
-            .filter(|(_, c)| stance.standing_on.contains(&c.name))
+            .filter(|(_, c)| on.contains(&c.name))
             .map(|(i, c)| {
                 let at = pose.positions[c.bone] + pose.rotations[c.bone] * c.offset;
-                (i, stance.meant * at, stance.meant * pose.rotations[c.bone])
+                (i, meant * at, meant * pose.rotations[c.bone])
             })
             .collect();
         // The points down in both frames fix the body's move; with fewer than two it may
@@ -105,10 +113,11 @@ pub fn demanded(
 /// through the turn from `before` to `now` (x and y; the units of `radius`). Where a
 /// paw's centre moves by this, its rubber stays on its spot.
 pub fn rolled(before: DQuat, now: DQuat, radius: f64) -> DVec2 {
-    (now * before.inverse())
-        .to_scaled_axis()
-        .cross(DVec3::Z * radius)
-        .truncate()
+    // `q` and `-q` are the same turn: take it the short way round, not the long (a
+    // quaternion whose sign flipped between two frames would roll the paw a whole turn).
+    let turn = now * before.inverse();
+    let turn = if turn.w < 0.0 { -turn } else { turn };
+    turn.to_scaled_axis().cross(DVec3::Z * radius).truncate()
 }
 
 /// The turn (radians) and shift (mm) that carry the points `from` (this frame, the
@@ -148,6 +157,20 @@ mod tests {
         let (t, s) = fit(&pairs);
         assert!((t - turn).abs() < 1e-12, "{t}");
         assert!(s.distance(shift) < 1e-9, "{s}");
+    }
+
+    #[test]
+    fn a_paw_rolls_the_short_way_whichever_sign_its_turn_comes_with() {
+        // A shin turned 0.02 rad about y rolls its 17 mm paw 0.34 mm along x, and `-q`
+        // is the same turn as `q`: a quaternion whose sign flipped between two frames
+        // must not roll the paw a whole turn (107 mm) the long way round.
+        let shin = DQuat::from_axis_angle(DVec3::X, 0.3);
+        let now = DQuat::from_axis_angle(DVec3::Y, 0.02) * shin;
+        let short = rolled(shin, now, 17.0);
+        assert!((short - DVec2::new(0.34, 0.0)).length() < 1e-6, "{short}");
+        assert!((rolled(shin, -now, 17.0) - short).length() < 1e-9);
+        assert!((rolled(-shin, now, 17.0) - short).length() < 1e-9);
+        assert!(rolled(shin, -shin, 17.0).length() < 1e-9);
     }
 
     #[test]

@@ -201,8 +201,10 @@ impl Body {
             }
         };
         let mut turn = DQuat::IDENTITY;
-        // The last support made only of what the motion means to rest on.
+        // The last support made only of what the motion means to rest on, and the one
+        // it turned from.
         let mut meant: Option<Support> = None;
+        let mut turned_from: Option<(Vec<usize>, DQuat)> = None;
         // Each turn brings another point down; a few rounds more than there are points
         // bound it whatever the geometry.
         let mut rounds = 0;
@@ -239,7 +241,9 @@ impl Body {
                 com: c.truncate(),
                 hull,
             };
-            meant = Some(here);
+            if let Some(before) = meant.replace(here) {
+                turned_from = Some((before.touching, before.turn));
+            }
             if margin > 0.0 || toward == DVec2::ZERO {
                 break (End::Rests, touching);
             }
@@ -286,10 +290,28 @@ impl Body {
             End::Onto(i) => (true, Some(self.contacts[i].name.clone())),
             End::Over => (true, None),
         };
-        let dynamic = tips
-            && stood_on.len() == 2
-            && stood_on.iter().all(|c| c.part == Part::Paw)
-            && stood_on.iter().filter(|c| c.front).count() == 1;
+        // Two paws, one front and one hind: a trot's or a pace's support.
+        let two_paws = |on: &[&Contact]| {
+            on.len() == 2
+                && on.iter().all(|c| c.part == Part::Paw)
+                && on.iter().filter(|c| c.front).count() == 1
+        };
+        let dynamic = tips && two_paws(&stood_on);
+        // Come to rest from such a support onto paws alone, those are in their swing.
+        let swing = match (&end, turned_from) {
+            (End::Rests, Some((from, turn))) => {
+                let on: Vec<&Contact> = from.iter().map(|&i| &self.contacts[i]).collect();
+                let onto_paws = meant
+                    .touching
+                    .iter()
+                    .all(|&i| self.contacts[i].part == Part::Paw);
+                (two_paws(&on) && onto_paws).then(|| Swing {
+                    standing_on: on.iter().map(|c| c.name.clone()).collect(),
+                    turn,
+                })
+            }
+            _ => None,
+        };
         let direction = if tips {
             (meant.toward != DVec2::ZERO).then(|| Direction::of(meant.toward))
         } else {
@@ -317,6 +339,7 @@ impl Body {
             },
             support: meant.hull,
             standing_on: stood_on.iter().map(|c| c.name.clone()).collect(),
+            swing,
             meant: meant.turn,
             floor_mm: meant.floor,
             posture,
@@ -426,6 +449,9 @@ pub struct Stance {
     pub support: Vec<DVec2>,
     /// The points that carry the robot at the meant attitude.
     pub standing_on: Vec<String>,
+    /// Where it came to rest on a paw in its swing (see [`Swing`]).
+    #[serde(skip)]
+    pub swing: Option<Swing>,
     /// The turn from the carried attitude to the meant one: where the robot stands on
     /// what it is meant to (the meant attitude is this times the carried one).
     #[serde(skip)]
@@ -439,6 +465,17 @@ pub struct Stance {
     /// The kinds of part it comes to rest on.
     #[serde(skip)]
     pub resting_parts: Vec<Part>,
+}
+
+/// A trot's or a pace's support: two paws, one front and one hind, from which the static
+/// test turned the robot down onto a third paw, one the motion has in the air (a swing).
+/// The static test rests the frame there; the motion means the two.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Swing {
+    /// The two paws.
+    pub standing_on: Vec<String>,
+    /// The turn from the carried attitude to where they carry the robot.
+    pub turn: DQuat,
 }
 
 impl Stance {
@@ -859,6 +896,7 @@ mod tests {
             gyration_mm2: 20_000.0,
             support: Vec::new(),
             standing_on: Vec::new(),
+            swing: None,
             meant: DQuat::IDENTITY,
             floor_mm: 0.0,
             posture: Resting {

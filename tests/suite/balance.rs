@@ -1413,6 +1413,98 @@ fn spread(deg: f64) -> Motion {
     )
 }
 
+/// A trot's swing in place: the right front and left hind knees bend (`knee_deg` more than
+/// the stand's) and lift their paws, which then swing forward and back three times by
+/// `swing_deg` at the shoulder and hip while the left front and right hind paws carry
+/// the robot, and come back down.
+fn diagonal_swing(knee_deg: f64, swing_deg: f64) -> Motion {
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let stand = &profile.postures["stand"];
+    let at = |name: &str| stand.joints[profile.joint_index(name).unwrap()].to_degrees();
+    let up = |swing: f64| -> &'static [(&'static str, f64)] {
+        Box::leak(
+            vec![
+                ("rf_j3", at("rf_j3") + knee_deg),
+                ("lh_j3", at("lh_j3") + knee_deg),
+                ("rf_j1", at("rf_j1") + swing),
+                ("lh_j1", at("lh_j1") + swing),
+            ]
+            .into_boxed_slice(),
+        )
+    };
+    let mut poses = vec![Pose {
+        posture: "stand",
+        set: &[],
+    }];
+    poses.push(Pose {
+        posture: "stand",
+        set: up(0.0),
+    });
+    for _ in 0..3 {
+        for swing in [swing_deg, -swing_deg] {
+            poses.push(Pose {
+                posture: "stand",
+                set: up(swing),
+            });
+        }
+    }
+    poses.push(Pose {
+        posture: "stand",
+        set: up(0.0),
+    });
+    poses.push(Pose {
+        posture: "stand",
+        set: &[],
+    });
+    ers7("a_stand#stand_swing", &poses, 8)
+}
+
+#[test]
+fn a_trots_swinging_paws_are_not_counted_as_sliding_while_the_other_two_carry_it() {
+    // While the diagonal pair is up, the static test rests the frame by turning the
+    // robot down onto one of the swinging paws (it cannot rest on two); the slip judge
+    // must not count that paw's swing as a slide over the floor. The two paws that
+    // carry the robot stay where they are, so nothing need slide but for the moments
+    // the knees bend and straighten within the floor's 5 mm.
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let body = aibo_motion::stability::body::Body::of(&profile).unwrap();
+    let m = diagonal_swing(50.0, 15.0);
+    let stances = statics::stances(&m, &profile).unwrap();
+    // The static test finds the swing on most frames, from the two carrying paws.
+    let frames: Vec<_> = aibo_motion::mtn::dense_frames(&m).collect();
+    let columns = aibo_motion::stability::Columns::of(&m, &profile);
+    let (mut swung, mut highest) = (0, 0.0f64);
+    for (f, stance) in frames.iter().zip(&stances) {
+        let Some(swing) = &stance.swing else {
+            continue;
+        };
+        swung += 1;
+        let mut carried = swing.standing_on.clone();
+        carried.sort();
+        assert_eq!(carried, ["lf paw", "rh paw"], "{stance:?}");
+        let [roll, pitch, _] = aibo_motion::stability::attitude(f);
+        let pose = body
+            .skeleton
+            .pose(&columns.angles(&profile, f), [roll, pitch, 0.0]);
+        let height = |name: &str| {
+            let c = body.contacts.iter().find(|c| c.name == name).unwrap();
+            (pose.positions[c.bone] + pose.rotations[c.bone] * c.offset).z
+        };
+        // Where the static test counts a swing, the swinging paws are off the floor
+        // (above its 5 mm band over the carrying pair) as the motion carries the body.
+        let floor = height("lf paw").min(height("rh paw"));
+        let up = height("rf paw").min(height("lh paw")) - floor;
+        assert!(up > statics::CONTACT_MM, "{up:.1} mm: {stance:?}");
+        highest = highest.max(up);
+    }
+    assert!(swung > frames.len() / 2, "{swung} of {}", frames.len());
+    assert!(highest > 15.0, "{highest:.1} mm");
+    let demanded = aibo_motion::stability::slip::demanded(&m, &profile, &stances).unwrap();
+    for (paw, mm) in &demanded {
+        assert!(*mm < 10.0, "{paw}: {mm:.1} mm; {demanded:?}");
+    }
+}
+
 #[test]
 fn paws_drawn_apart_slip_as_the_geometry_demands_in_both_judges() {
     // Spread by 10°, each leg's paw swings about 25 mm along the body (leg length × the
