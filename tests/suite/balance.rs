@@ -22,6 +22,12 @@ fn ers7(name: &str, poses: &[Pose<'_>], frames: u32) -> Motion {
     on("ERS-7", name, poses, frames)
 }
 
+/// The ERS-7's stand angle of `joint`, degrees.
+fn stand_deg(joint: &str) -> f64 {
+    let profile = Profile::builtin("ERS-7").unwrap();
+    profile.postures["stand"].joints[profile.joint_index(joint).unwrap()].to_degrees()
+}
+
 fn on(model: &str, name: &str, poses: &[Pose<'_>], frames: u32) -> Motion {
     let profile = Profile::builtin(model).unwrap();
     let mut keyframes = Vec::new();
@@ -148,9 +154,7 @@ fn sitting_one_front_leg_can_wave_but_both_up_tip_it_forward() {
 /// left legs out and the right ones in) or not, then lift the left front leg straight
 /// forward, put it down and come back.
 fn left_front_step(shift_deg: f64) -> Motion {
-    let p = Profile::builtin("ERS-7").unwrap();
-    let stand = &p.postures["stand"].joints;
-    let deg = |name: &str| stand[p.joint_index(name).unwrap()].to_degrees();
+    let deg = stand_deg;
     let d = shift_deg;
     let shift: Vec<(&str, f64)> = vec![
         ("lf_j1", deg("lf_j1") + d),
@@ -1384,12 +1388,7 @@ fn every_figure_a_profile_gives_is_checked_and_named() {
 /// The stand with the legs spread: the front paws swung forward and the hind paws back
 /// (shoulders and hips by `deg`), so that the front and hind paws draw apart.
 fn spread(deg: f64) -> Motion {
-    let stand = &Profile::builtin("ERS-7").unwrap().postures["stand"];
-    let at = |name: &str| {
-        let profile = Profile::builtin("ERS-7").unwrap();
-        let i = profile.joint_index(name).unwrap();
-        stand.joints[i].to_degrees()
-    };
+    let at = stand_deg;
     let set: Vec<(&'static str, f64)> = vec![
         ("lf_j1", at("lf_j1") + deg),
         ("rf_j1", at("rf_j1") + deg),
@@ -1418,44 +1417,28 @@ fn spread(deg: f64) -> Motion {
 /// `swing_deg` at the shoulder and hip while the left front and right hind paws carry
 /// the robot, and come back down.
 fn diagonal_swing(knee_deg: f64, swing_deg: f64) -> Motion {
-    let profile = Profile::builtin("ERS-7").unwrap();
-    let stand = &profile.postures["stand"];
-    let at = |name: &str| stand.joints[profile.joint_index(name).unwrap()].to_degrees();
     let up = |swing: f64| -> &'static [(&'static str, f64)] {
         Box::leak(
             vec![
-                ("rf_j3", at("rf_j3") + knee_deg),
-                ("lh_j3", at("lh_j3") + knee_deg),
-                ("rf_j1", at("rf_j1") + swing),
-                ("lh_j1", at("lh_j1") + swing),
+                ("rf_j3", stand_deg("rf_j3") + knee_deg),
+                ("lh_j3", stand_deg("lh_j3") + knee_deg),
+                ("rf_j1", stand_deg("rf_j1") + swing),
+                ("lh_j1", stand_deg("lh_j1") + swing),
             ]
             .into_boxed_slice(),
         )
     };
-    let mut poses = vec![Pose {
-        posture: "stand",
-        set: &[],
-    }];
-    poses.push(Pose {
-        posture: "stand",
-        set: up(0.0),
-    });
-    for _ in 0..3 {
-        for swing in [swing_deg, -swing_deg] {
-            poses.push(Pose {
-                posture: "stand",
-                set: up(swing),
-            });
-        }
-    }
-    poses.push(Pose {
-        posture: "stand",
-        set: up(0.0),
-    });
-    poses.push(Pose {
-        posture: "stand",
-        set: &[],
-    });
+    let swings = [swing_deg, -swing_deg].repeat(3);
+    let sets = [&[][..], up(0.0)]
+        .into_iter()
+        .chain(swings.into_iter().map(up))
+        .chain([up(0.0), &[][..]]);
+    let poses: Vec<Pose> = sets
+        .map(|set| Pose {
+            posture: "stand",
+            set,
+        })
+        .collect();
     ers7("a_stand#stand_swing", &poses, 8)
 }
 
@@ -1486,10 +1469,8 @@ fn a_trots_swinging_paws_are_not_counted_as_sliding_while_the_other_two_carry_it
         let pose = body
             .skeleton
             .pose(&columns.angles(&profile, f), [roll, pitch, 0.0]);
-        let height = |name: &str| {
-            let c = body.contacts.iter().find(|c| c.name == name).unwrap();
-            (pose.positions[c.bone] + pose.rotations[c.bone] * c.offset).z
-        };
+        let (points, _) = body.touch_points(&pose);
+        let height = |name: &str| points.iter().find(|(n, _)| n == name).unwrap().1.z;
         // Where the static test counts a swing, the swinging paws are off the floor
         // (above its 5 mm band over the carrying pair) as the motion carries the body.
         let floor = height("lf paw").min(height("rh paw"));
