@@ -103,6 +103,13 @@ pub struct Contact {
     pub radius: f64,
 }
 
+impl Contact {
+    /// Where its point is in `pose` (the centre, for a round one).
+    pub fn centre(&self, pose: &Pose) -> DVec3 {
+        pose.positions[self.bone] + pose.rotations[self.bone] * self.offset
+    }
+}
+
 /// The robot as the static test sees it: skeleton, masses and the points that can touch.
 #[derive(Debug, Clone)]
 pub struct Body {
@@ -293,10 +300,7 @@ impl Body {
         let points = self
             .contacts
             .iter()
-            .map(|c| {
-                let p = pose.positions[c.bone] + pose.rotations[c.bone] * c.offset;
-                (c.name.clone(), p - DVec3::Z * c.radius)
-            })
+            .map(|c| (c.name.clone(), c.centre(pose) - DVec3::Z * c.radius))
             .collect();
         (points, self.centre_of_mass(pose))
     }

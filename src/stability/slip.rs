@@ -56,10 +56,7 @@ pub fn demanded(
             .iter()
             .enumerate()
             .filter(|(_, c)| on.contains(&c.name))
-            .map(|(i, c)| {
-                let at = pose.positions[c.bone] + pose.rotations[c.bone] * c.offset;
-                (i, meant * at, meant * pose.rotations[c.bone])
-            })
+            .map(|(i, c)| (i, meant * c.centre(&pose), meant * pose.rotations[c.bone]))
             .collect();
         // The points down in both frames fix the body's move; with fewer than two it may
         // pivot or shift freely, and nothing need slide.

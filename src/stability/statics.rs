@@ -139,7 +139,7 @@ impl Body {
             .contacts
             .iter()
             .filter(|c| c.part == Part::Paw)
-            .map(|c| pose.positions[c.bone] + pose.rotations[c.bone] * c.offset)
+            .map(|c| c.centre(&pose))
             .collect();
         if paws.len() != 4 {
             return None;
@@ -178,11 +178,7 @@ impl Body {
     /// Steps 1 and 2 of the module's test, of a pose in the frame of the attitude the
     /// motion carries (`carried`).
     fn rest(&self, pose: &Pose, carried: DQuat, posture: Resting) -> Stance {
-        let points: Vec<DVec3> = self
-            .contacts
-            .iter()
-            .map(|c| pose.positions[c.bone] + pose.rotations[c.bone] * c.offset)
-            .collect();
+        let points: Vec<DVec3> = self.contacts.iter().map(|c| c.centre(pose)).collect();
         let com = self.centre_of_mass(pose);
         let rests = posture.rests;
         let posture_up = posture.attitude() * DVec3::Z;
@@ -833,7 +829,7 @@ mod tests {
                     .contacts
                     .iter()
                     .filter(|c| c.part == Part::Paw)
-                    .map(|c| (pose.positions[c.bone] + pose.rotations[c.bone] * c.offset).z)
+                    .map(|c| c.centre(&pose).z)
                     .collect();
                 let floor = z.iter().copied().fold(f64::INFINITY, f64::min);
                 let down = z.iter().filter(|z| *z - floor < LEVEL_PAWS_MM).count();
