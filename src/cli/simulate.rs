@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 /// Play the motion on a simulated robot (rigid bodies on a flat floor, rapier3d), and
 /// say whether and when it falls, which paws slip, and where the body goes. It falls when
 /// the body tips more than 45° from the attitude the motion means (the static test's: where
-/// it stands on its paws, or on a sit's rump or a sleep's elbows and belly), when the head
+/// it stands on its paws, or on a sit's rump or a sleep's elbows and belly; in a trot, also
+/// where the two paws that carry it stand, whichever the body is nearer), when the head
 /// strikes the floor, or when it leans over more than 15° onto anything else (an elbow or
 /// knee, the chest, a flank) for longer than 100 ms; where that part carries the robot,
 /// 15° from the body attitude the file carries. The last pose is held half a second

@@ -796,6 +796,7 @@ fn an_elbow_that_carries_the_robot_counts_from_the_attitude_the_motion_carries()
     // Meant where the body is, carried `off` degrees from it.
     let meant = |robot: &Robot, off: f64, posture: Resting| Meant {
         attitude: robot.attitude(),
+        trot: None,
         carried: glam::DQuat::from_axis_angle(glam::DVec3::Y, off.to_radians()) * robot.attitude(),
         posture,
     };

@@ -80,7 +80,7 @@ impl Body {
                 let up = self.robot.attitude() * DVec3::Z;
                 let tilt = meant
                     .iter()
-                    .map(|m| up.angle_between(m.attitude * DVec3::Z))
+                    .map(|m| up.angle_between(m.upright_nearest(up)))
                     .fold(f64::INFINITY, f64::min);
                 if tilt.to_degrees() < UP_AGAIN_DEG {
                     self.fallen = false;
