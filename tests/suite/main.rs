@@ -70,3 +70,34 @@ fn every_file_of_the_suite_is_one_of_its_modules() {
     }
     assert!(files >= 40, "{files} modules");
 }
+
+/// The shared sample folders this build saw (`build.rs`) are the ones there now. Cargo
+/// runs `build.rs` again only when a folder it watches is newer than its last run, so a
+/// folder that appears with older times (a symlink to it, or one unpacked or moved into
+/// place) would leave its tests ignored unnoticed; one that goes away, failing unclearly.
+#[test]
+fn the_shared_folders_this_build_saw_are_the_ones_there() {
+    let seen = [
+        ("mtn-samples", cfg!(shared_mtn)),
+        ("mocap-samples", cfg!(shared_mocap)),
+        ("mrtk-samples", cfg!(shared_mrtk)),
+        ("rcode-samples", cfg!(shared_rcode)),
+        ("specs/seeds", cfg!(shared_specs)),
+    ];
+    let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+    for (folder, seen) in seen {
+        let there = shared.join(folder).is_dir();
+        assert_eq!(
+            seen,
+            there,
+            "../shared/{folder} is {}there, but this build {}: run `touch build.rs` (or \
+             `cargo clean -p aibo-motion`) and test again",
+            if there { "" } else { "not " },
+            if seen {
+                "saw it"
+            } else {
+                "did not see it, and ignored its tests"
+            }
+        );
+    }
+}
