@@ -66,6 +66,16 @@ pub struct Constraint {
     pub b: f64,
 }
 
+/// A bound on one variable: `sign · x[variable] ≥ b`, `sign` 1 (a lower bound) or −1
+/// (an upper one). The same row as an inequality with that single entry, without a
+/// vector of n for it: most of the balance stage's rows are its joints' bounds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bound {
+    pub variable: usize,
+    pub sign: f64,
+    pub b: f64,
+}
+
 /// A convex quadratic program.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Problem {
@@ -75,6 +85,8 @@ pub struct Problem {
     pub linear: Vec<f64>,
     pub equalities: Vec<Constraint>,
     pub inequalities: Vec<Constraint>,
+    /// Further inequalities, after `inequalities` in the order rows are taken.
+    pub bounds: Vec<Bound>,
 }
 
 /// Why a program has no answer.
@@ -94,7 +106,7 @@ pub enum QpError {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Solution {
     pub x: Vec<f64>,
-    /// Indices into [`Problem::inequalities`].
+    /// Indices into [`Problem::inequalities`], then on into [`Problem::bounds`].
     pub active: Vec<usize>,
 }
 
@@ -108,7 +120,8 @@ pub fn solve(p: &Problem) -> Result<Solution, QpError> {
         && p.equalities
             .iter()
             .chain(&p.inequalities)
-            .all(|c| c.a.len() == n);
+            .all(|c| c.a.len() == n)
+        && p.bounds.iter().all(|b| b.variable < n);
     if !shapes_agree {
         return Err(QpError::Shape);
     }
@@ -121,7 +134,10 @@ pub fn solve(p: &Problem) -> Result<Solution, QpError> {
         && p.equalities
             .iter()
             .chain(&p.inequalities)
-            .all(|c| c.b.is_finite() && c.a.iter().all(|v| v.is_finite()));
+            .all(|c| c.b.is_finite() && c.a.iter().all(|v| v.is_finite()))
+        && p.bounds
+            .iter()
+            .all(|b| b.b.is_finite() && b.sign.is_finite());
     if !finite {
         return Err(QpError::Shape);
     }
@@ -145,18 +161,31 @@ pub fn solve(p: &Problem) -> Result<Solution, QpError> {
     // entries that are not zero (the same sums, in the same order). The rows are held
     // in one matrix: a program has some sixty, solved thousands of times a motion.
     let mut entries = Vec::with_capacity(n);
+    let count = p.inequalities.len() + p.bounds.len();
     let mut rows = Rows {
-        a: Matrix::zeros(p.inequalities.len(), k),
-        b: Vec::with_capacity(p.inequalities.len()),
+        a: Matrix::zeros(count, k),
+        b: Vec::with_capacity(count),
     };
-    for (r, con) in p.inequalities.iter().enumerate() {
+    for r in 0..count {
         entries.clear();
-        entries.extend((0..n).filter(|&j| con.a[j] != 0.0).map(|j| (j, con.a[j])));
+        let b = match p.inequalities.get(r) {
+            Some(con) => {
+                entries.extend((0..n).filter(|&j| con.a[j] != 0.0).map(|j| (j, con.a[j])));
+                con.b
+            }
+            None => {
+                let bound = p.bounds[r - p.inequalities.len()];
+                if bound.sign != 0.0 {
+                    entries.push((bound.variable, bound.sign));
+                }
+                bound.b
+            }
+        };
         let along = |v: &[f64]| entries.iter().map(|&(j, a)| a * v[j]).sum::<f64>();
         for i in 0..k {
             rows.a.set(r, i, along(zt.row(i)));
         }
-        rows.b.push(con.b - along(&x0));
+        rows.b.push(b - along(&x0));
     }
     let (y, active) = dual_active_set(&g, &c, &rows)?;
     let x: Vec<f64> = (0..n)
@@ -519,6 +548,7 @@ mod tests {
             hessian: identity(2),
             linear: vec![-2.0, -2.0],
             equalities: Vec::new(),
+            bounds: Vec::new(),
             inequalities: vec![Constraint {
                 a: vec![-1.0, -1.0],
                 b: -2.0,
@@ -541,6 +571,7 @@ mod tests {
             linear: vec![0.0; 3],
             equalities: vec![e.clone(), e.clone()],
             inequalities: Vec::new(),
+            bounds: Vec::new(),
         };
         let s = solve(&p).unwrap();
         for v in &s.x {
@@ -558,6 +589,7 @@ mod tests {
             hessian: identity(1),
             linear: vec![0.0],
             equalities: Vec::new(),
+            bounds: Vec::new(),
             inequalities: vec![
                 Constraint {
                     a: vec![1.0],

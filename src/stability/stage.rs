@@ -36,7 +36,7 @@ use super::kinematics::{
     Evaluation, Kinematics, Segments, BODY_POSITION_VARIABLES, BODY_VARIABLES,
 };
 use super::plan::{Phase, Plan, PAWS};
-use super::qp::{self, Constraint, Matrix, Problem};
+use super::qp::{self, Bound, Constraint, Matrix, Problem};
 use super::support::convex_hull;
 use super::BalanceError;
 use crate::keyframes::{max_steps, Grid, BODY_ANGLES};
@@ -889,11 +889,10 @@ impl Stage {
         // A pull w|c + Jd − target|² on a point, into the objective.
         let pull = |h: &mut Matrix, g: &mut Vec<f64>, cols: &[DVec3], off: DVec3, w: f64| {
             for axis in 0..3 {
-                let a = column(cols, axis);
-                for u in 0..nv {
-                    g[u] += 2.0 * w * a[u] * off[axis];
-                    for v in 0..nv {
-                        h.add(u, v, 2.0 * w * a[u] * a[v]);
+                for (u, cu) in cols.iter().enumerate().take(nv) {
+                    g[u] += 2.0 * w * cu[axis] * off[axis];
+                    for (v, cv) in cols.iter().enumerate().take(nv) {
+                        h.add(u, v, 2.0 * w * cu[axis] * cv[axis]);
                     }
                 }
             }
@@ -993,17 +992,19 @@ impl Stage {
             });
         }
         // σ ≥ 0; joints within limits and speed; the body within its trust region.
-        let mut unit = vec![0.0; n];
-        unit[nv] = 1.0;
-        inequalities.push(Constraint { a: unit, b: 0.0 });
-        for i in 0..nv {
+        let mut bounds = vec![Bound {
+            variable: nv,
+            sign: 1.0,
+            b: 0.0,
+        }];
+        for (i, &xi) in x.iter().enumerate().take(nv) {
             let (lo, hi) = if i < BODY_VARIABLES {
                 let trust = if i < BODY_POSITION_VARIABLES {
                     TRUST_MM
                 } else {
                     TRUST_RAD
                 };
-                (x[i] - trust, x[i] + trust)
+                (xi - trust, xi + trust)
             } else {
                 let v = i - BODY_VARIABLES;
                 let (mut min, mut max) = self.limits[v];
@@ -1021,7 +1022,7 @@ impl Stage {
                 }
                 if row.first {
                     let trust = 0.3;
-                    ((x[i] - trust).max(min), (x[i] + trust).min(max))
+                    ((xi - trust).max(min), (xi + trust).min(max))
                 } else {
                     let step = self.steps[v];
                     let lo = (row.prev[i] - step).max(min);
@@ -1030,14 +1031,18 @@ impl Stage {
                 }
             };
             if lo.is_finite() {
-                let mut a = vec![0.0; n];
-                a[i] = 1.0;
-                inequalities.push(Constraint { a, b: lo - x[i] });
+                bounds.push(Bound {
+                    variable: i,
+                    sign: 1.0,
+                    b: lo - xi,
+                });
             }
             if hi.is_finite() {
-                let mut a = vec![0.0; n];
-                a[i] = -1.0;
-                inequalities.push(Constraint { a, b: x[i] - hi });
+                bounds.push(Bound {
+                    variable: i,
+                    sign: -1.0,
+                    b: xi - hi,
+                });
             }
         }
         Problem {
@@ -1045,6 +1050,7 @@ impl Stage {
             linear: g,
             equalities,
             inequalities,
+            bounds,
         }
     }
 }
