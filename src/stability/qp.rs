@@ -157,9 +157,10 @@ pub fn solve(p: &Problem) -> Result<Solution, QpError> {
         }
     }
     let c: Vec<f64> = (0..k).map(|i| dot(zt.row(i), &hx0)).collect();
-    // Most rows are a joint's bound, a single entry: their products run over the
-    // entries that are not zero (the same sums, in the same order). The rows are held
-    // in one matrix: a program has some sixty, solved thousands of times a motion.
+    // Most rows are a joint's bound (a `Bound`, or a row with a single entry): every
+    // row's products run over its entries that are not zero (the same sums, in the same
+    // order, whichever way a bound comes). The rows are held in one matrix: a program
+    // has some sixty, solved thousands of times a motion.
     let mut entries = Vec::with_capacity(n);
     let count = p.inequalities.len() + p.bounds.len();
     let mut rows = Rows {
@@ -548,11 +549,11 @@ mod tests {
             hessian: identity(2),
             linear: vec![-2.0, -2.0],
             equalities: Vec::new(),
-            bounds: Vec::new(),
             inequalities: vec![Constraint {
                 a: vec![-1.0, -1.0],
                 b: -2.0,
             }],
+            bounds: Vec::new(),
         };
         let s = solve(&p).unwrap();
         assert!((s.x[0] - 1.0).abs() < 1e-12 && (s.x[1] - 1.0).abs() < 1e-12);
