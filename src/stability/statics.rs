@@ -465,7 +465,12 @@ pub struct Stance {
 
 /// A trot's or a pace's support: two paws, one front and one hind, from which the static
 /// test turned the robot down onto a third paw, one the motion has in the air (a swing).
-/// The static test rests the frame there; the motion means the two.
+/// The static test rests the frame there; the motion means the two. Told by the contact
+/// band alone ([`CONTACT_MM`]), so a crawl has such frames too, where a paw meant down
+/// stands a few millimetres above the band (mass__walk on the ERS-7: 184 frames, 164 of
+/// them from one side's pair; the paw turned onto 5–10 mm up, the stepping paw on about
+/// half of them). So the planted paws that `preview` and `plot` draw
+/// ([`Stance::stands_on_paw`]) do not read it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Swing {
     /// The two paws.

@@ -1418,23 +1418,22 @@ fn spread(deg: f64) -> Motion {
 /// `swing_deg` at the shoulder and hip while the left front and right hind paws carry
 /// the robot, and come back down.
 fn diagonal_swing(knee_deg: f64, swing_deg: f64) -> Motion {
-    let up = |swing: f64| -> &'static [(&'static str, f64)] {
-        Box::leak(
-            vec![
-                ("rf_j3", stand_deg("rf_j3") + knee_deg),
-                ("lh_j3", stand_deg("lh_j3") + knee_deg),
-                ("rf_j1", stand_deg("rf_j1") + swing),
-                ("lh_j1", stand_deg("lh_j1") + swing),
-            ]
-            .into_boxed_slice(),
-        )
+    let up = |swing: f64| {
+        vec![
+            ("rf_j3", stand_deg("rf_j3") + knee_deg),
+            ("lh_j3", stand_deg("lh_j3") + knee_deg),
+            ("rf_j1", stand_deg("rf_j1") + swing),
+            ("lh_j1", stand_deg("lh_j1") + swing),
+        ]
     };
     let swings = [swing_deg, -swing_deg].repeat(3);
-    let sets = [&[][..], up(0.0)]
+    let sets: Vec<Vec<(&str, f64)>> = [Vec::new(), up(0.0)]
         .into_iter()
         .chain(swings.into_iter().map(up))
-        .chain([up(0.0), &[][..]]);
+        .chain([up(0.0), Vec::new()])
+        .collect();
     let poses: Vec<Pose> = sets
+        .iter()
         .map(|set| Pose {
             posture: "stand",
             set,
