@@ -18,15 +18,21 @@ const FOLDERS: [(&str, &str); 5] = [
 fn main() {
     let manifest = std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into());
     let shared = Path::new(&manifest).join("../shared");
+    // Each folder and whether this build saw it, for the test that checks it still
+    // matches what is there (`folder=1` or `folder=0`, comma-separated).
+    let mut seen = Vec::new();
     for (cfg, folder) in FOLDERS {
         println!("cargo::rustc-check-cfg=cfg({cfg})");
         let dir = shared.join(folder);
         // A folder that appears or goes away changes which tests run.
         println!("cargo::rerun-if-changed={}", dir.display());
-        if dir.is_dir() {
+        let there = dir.is_dir();
+        if there {
             println!("cargo::rustc-cfg={cfg}");
         }
+        seen.push(format!("{folder}={}", u8::from(there)));
     }
+    println!("cargo::rustc-env=SHARED_FOLDERS_SEEN={}", seen.join(","));
     // The device-node test needs to make one (root, with CAP_MKNOD); without that it shows
     // as ignored.
     println!("cargo::rustc-check-cfg=cfg(can_mknod)");
