@@ -110,6 +110,8 @@ fn balance(c: &mut Criterion) {
                     &padded,
                     lead,
                     Style::CRAWL,
+                    // On the stance's spots, as `--stance-spots` walks.
+                    [glam::DVec2::ZERO; 4],
                 );
                 let mut walked = balanced.grid.clone();
                 walking::apply(&mut walked, black_box(&walks), &profile);

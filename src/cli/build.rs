@@ -162,12 +162,13 @@ pub struct Args {
     #[arg(long, value_name = "MM", value_parser = super::parse_margin, allow_negative_numbers = true)]
     pub balance_margin: Option<f64>,
     /// Keep the planted paws on the spots of the profile's neutral stance (where a
-    /// performer standing at rest would put them). By default, where the robot does not
-    /// walk, the balance stage also tries them where the performer's own legs stand
-    /// and, where a front paw lifts, both with the front paws further forward (the
-    /// weight then shifts less while one is up), and keeps whichever looks most like the
-    /// performer; the ramp from the start posture then slides the paws there, and the
-    /// ramp to the end posture back (the summary says where and how far).
+    /// performer standing at rest would put them). By default the balance stage also
+    /// tries them where the performer's own legs stand (where the robot walks, as they
+    /// stand between the walks) and, where a front paw lifts, both with the front paws
+    /// further forward (the weight then shifts less while one is up), and keeps
+    /// whichever looks most like the performer; the ramp from the start posture then
+    /// slides the paws there, and the ramp to the end posture back (the summary says
+    /// where and how far), and each walk steps off them and back onto them.
     #[arg(long)]
     pub stance_spots: bool,
     /// A source frame (from 0, counting every frame of the file, a T-pose the build

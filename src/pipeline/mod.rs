@@ -248,37 +248,12 @@ impl Built {
         )
     }
 
-    /// Where the robot walks, in the performance's seconds (the blends either side
-    /// included, and the seam between two walks too close for a paw to lift between
-    /// them, where every paw stays down in the stand), and where the performance waits
-    /// for it to finish: the likeness leaves the limbs out there.
+    /// Where the robot walks, in the performance's seconds ([`walking::walking_s`]):
+    /// the likeness leaves the limbs out there.
     pub fn walking_s(&self) -> Vec<(f64, f64)> {
-        let Some(kept) = &self.balance else {
-            return Vec::new();
-        };
-        let plan = &kept.plan;
-        let blend = walking::blend_rows(plan.row_s);
-        let lead = plan.padding.lead as f64;
-        let s = |row: usize| (row as f64 - lead) * plan.row_s;
-        // Each walk's seconds, with the last row it holds every paw down to; a seam too
-        // short for a lift joins it to the walk before.
-        let mut walks: Vec<(f64, f64, usize)> = Vec::new();
-        for w in &plan.walks {
-            let rows = w.rows();
-            let span_s = (
-                s(rows.start) - walking::BLEND_S,
-                s(rows.end) + walking::BLEND_S,
-            );
-            let (from, to) = w.held_rows(blend);
-            match walks.last_mut() {
-                Some(last) if !plan.lift_fits_between(last.2, from) => {
-                    (last.1, last.2) = (span_s.1, to)
-                }
-                _ => walks.push((span_s.0, span_s.1, to)),
-            }
-        }
-        let walks = walks.into_iter().map(|(from, to, _)| (from, to));
-        walks.chain(walking::played_waits(&kept.waits)).collect()
+        self.balance
+            .as_ref()
+            .map_or_else(Vec::new, |kept| walking::walking_s(&kept.plan, &kept.waits))
     }
 
     /// How much the motion built without the balance stage would have looked like it.
@@ -443,16 +418,60 @@ fn keep_balance(
     way: Way,
 ) -> Result<(Keyframed, Kept), BuildError> {
     let (stage, planned) = plan_way(from, way)?;
-    keep_planned(from, unbalanced, way, &stage, planned)
+    keep_proved(from, unbalanced, way, &stage, planned)
 }
 
-/// The stage for `way` and its plan ([`planned`]).
-fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> {
-    // Where a performer standing at rest would put the limbs: a take without legs
-    // stands them as the posture does, rather than sliding the paws there and back.
-    let stance = retarget::neutral_pose(from.profile, &from.options.retarget, from.tracks);
-    let stage = Stage::new(from.profile, from.grid.frame_ms, &stance)?;
+/// [`keep_planned`], and again on the stance's spots where the spots moved for a walking
+/// take cost it a walk.
+fn keep_proved(
+    from: &Balancing,
+    unbalanced: Keyframed,
+    way: Way,
+    stage: &Stage,
+    planned: Planned,
+) -> Result<(Keyframed, Kept), BuildError> {
+    let walks = planned.plan.walks.len();
+    if walks == 0 || planned.spots_moved.is_none() {
+        return keep_planned(from, unbalanced, way, stage, planned);
+    }
+    // Spots that cost a walk are not worth their likeness: where the proof drops one
+    // (cmu_01_03 for the ERS-220, the hind paws 60 mm back: the last walk fell), the
+    // stance's spots stand if the proof keeps more walks on them.
+    let moved = keep_planned(from, unbalanced.clone(), way, stage, planned)?;
+    if moved.1.plan.walks.len() == walks {
+        return Ok(moved);
+    }
+    let (stage, planned) = on_stance_spots(from, way)?;
+    let on_stance = keep_planned(from, unbalanced, way, &stage, planned)?;
+    tracing::debug!(
+        "the proof kept {} of {walks} walks on the moved spots, {} on the stance's",
+        moved.1.plan.walks.len(),
+        on_stance.1.plan.walks.len()
+    );
+    Ok(
+        match on_stance.1.plan.walks.len() > moved.1.plan.walks.len() {
+            true => on_stance,
+            false => moved,
+        },
+    )
+}
+
+/// The stance's stage, and its plan for `way` ([`planned`]).
+fn on_stance_spots(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> {
+    let stage = Stage::new(from.profile, from.grid.frame_ms, &stance(from))?;
     let planned = planned(&stage, from, way);
+    Ok((stage, planned))
+}
+
+/// Where a performer standing at rest would put the limbs: a take without legs stands
+/// them as the posture does, rather than sliding the paws there and back.
+fn stance(from: &Balancing) -> Vec<f64> {
+    retarget::neutral_pose(from.profile, &from.options.retarget, from.tracks)
+}
+
+/// The stage for `way` and its plan ([`planned`]), on the spots that look most like the
+/// performer unless `--stance-spots` ([`on_likelier_spots`]).
+fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> {
     let stance_spots = matches!(
         from.options.balance,
         Balance::On {
@@ -460,12 +479,20 @@ fn plan_way(from: &Balancing, way: Way) -> Result<(Stage, Planned), BuildError> 
             ..
         }
     );
-    if stance_spots || !planned.plan.walks.is_empty() {
-        // Asked for, or where the walks were felt on the floor from the stance
-        // (`planned`), the stance's spots stay.
-        return Ok((stage, planned));
+    if stance_spots {
+        return on_stance_spots(from, way);
     }
-    on_likelier_spots(from, way, &stance, (stage, planned))
+    let stance = stance(from);
+    let stage = Stage::new(from.profile, from.grid.frame_ms, &stance)?;
+    // Where the paws stand between the walks is chosen on the walks as reckoned: their
+    // legs play no part in a standing row, and feeling a walk is a simulation. The walks
+    // are felt once, stepping off the spots kept ([`on_likelier_spots`]).
+    let reckoned = Way {
+        steering: walking::Steering::Reckoned,
+        ..way
+    };
+    let sketch = planned(&stage, from, reckoned);
+    on_likelier_spots(from, way, &stance, (stage, sketch))
 }
 
 /// `f` of each of `items`, side by side on a thread each (cores permitting), in order;

@@ -2,12 +2,14 @@
 //! variants that shift the weight less, whichever the balance stage makes look most
 //! like the performer (a longer take's candidates screened on coarse rows first).
 
-use super::walks::{planned, Planned};
+use super::walks::{planned, planned_on, Planned};
 use super::{side_by_side, Balancing, BuildError};
 use crate::keyframes::{self, BODY_ANGLES};
+use crate::robot::profile::Profile;
+use crate::stability::gait::Gait;
 use crate::stability::plan;
 use crate::stability::stage::{self, Stage};
-use crate::stability::walking::Way;
+use crate::stability::walking::{self, Way};
 use crate::stability::BalanceError;
 use glam::DVec2;
 
@@ -131,11 +133,32 @@ fn paws_moved(
 /// away from the performer's line (the dab's hind thighs: 9° without the stage, 31° with
 /// it). Where a front paw lifts, the front paws planted further forward need less of a
 /// weight shift ([`FRONT_FORWARD_MM`]). `on_stance` (the stage for `stance` and its
-/// plan), or the same planted on one of those other spots ([`Spots`]): whichever the
-/// stage makes look most like the performer, with its first balance made. The motion's
-/// ramps from and to the postures slide the paws onto and off those spots, as Sony's
-/// own motions slide theirs.
+/// plan, its walks reckoned), or the same planted on one of those other spots
+/// ([`Spots`]): whichever the stage makes look most like the performer, with its first
+/// balance made, or, where the robot walks, its plan made again for `way`, each walk
+/// stepping off the spots and back onto them ([`Gait::standing_on`]) and felt on the
+/// floor where `way` steers so. The motion's ramps from and to the postures slide the
+/// paws onto and off those spots, as Sony's own motions slide theirs.
 pub(super) fn on_likelier_spots(
+    from: &Balancing,
+    way: Way,
+    stance: &[f64],
+    on_stance: (Stage, Planned),
+) -> Result<(Stage, Planned), BuildError> {
+    let (stage, planned) = likeliest(from, way, stance, on_stance)?;
+    if planned.plan.walks.is_empty() {
+        return Ok((stage, planned));
+    }
+    let spots = spots_off(stance, &stage, from.profile);
+    let planned = Planned {
+        spots_moved: planned.spots_moved,
+        ..planned_on(&stage, from, way, spots)
+    };
+    Ok((stage, planned))
+}
+
+/// [`on_likelier_spots`]' choice, on `on_stance`'s plan where the robot walks.
+fn likeliest(
     from: &Balancing,
     way: Way,
     stance: &[f64],
@@ -143,7 +166,19 @@ pub(super) fn on_likelier_spots(
 ) -> Result<(Stage, Planned), BuildError> {
     let (stage, planned) = on_stance;
     let plan = &planned.plan;
-    let performers = stage.performers_spots(&planned.grid, |row, paw| !plan.wanted(row, paw));
+    // Where the robot walks the gait moves the legs: the spots are for where it stands.
+    let blend = walking::blend_rows(plan.row_s);
+    let walks_on = |row: usize| {
+        plan.walks.iter().any(|w| {
+            let (from, to) = w.held_rows(blend);
+            (from..to).contains(&row)
+        })
+    };
+    let performers = stage.performers_spots(
+        &planned.grid,
+        |row| !walks_on(row),
+        |row, paw| !plan.wanted(row, paw),
+    );
     // Each: where, the spots, and how much lower the body stands.
     let mut wanted = vec![(Spots::Performers, performers, 0.0)];
     if plan.lifts.iter().any(|l| plan::is_front(l.paw)) {
@@ -206,8 +241,10 @@ pub(super) fn on_likelier_spots(
     // A short take balances every candidate in full; a longer one only those whose
     // coarse figure is near the best (which is always among them; where every figure is
     // infinite, every candidate is).
+    // A walking take's candidates stand only between its walks, where the stage's
+    // program runs: each balances in full for little (the coarse screen plans no walks).
     let performance_s = from.grid.rows.len() as f64 * from.grid.step_s();
-    let coarse_deg = match performance_s < SCREEN_FROM_S {
+    let coarse_deg = match performance_s < SCREEN_FROM_S || !plan.walks.is_empty() {
         true => None,
         false => Some(coarse_likeness(from, way, stance, &candidates)?),
     };
@@ -226,7 +263,10 @@ pub(super) fn on_likelier_spots(
     // 0.9 s each).
     let full = side_by_side(&finalists, |&i| {
         let stage = &candidates[i].1;
-        let made = (i > 0).then(|| self::planned(stage, from, way));
+        // A walking take's candidates are balanced on the stance's plan, its walks as
+        // reckoned (`on_stance`): the walks' legs play no part in a standing row's
+        // likeness, and only the one kept is planned again, its walks felt.
+        let made = (i > 0 && plan.walks.is_empty()).then(|| self::planned(stage, from, way));
         let balanced = balance_planned(stage, made.as_ref().unwrap_or(&planned), from.margin);
         let deg = rows_likeness(from, &balanced).unwrap_or(f64::INFINITY);
         (i, deg, made, balanced)
@@ -260,6 +300,26 @@ pub(super) fn on_likelier_spots(
         ..made.unwrap_or(planned)
     };
     Ok((stage, planned))
+}
+
+/// Where `stage`'s paws stand against the `stance`'s (every profile joint's angle), each
+/// in its leg's frame (mm, x forward and y left of the body), as the walks take them
+/// ([`Gait::standing_on`]): zero on the stance's spots.
+fn spots_off(stance: &[f64], stage: &Stage, profile: &Profile) -> [DVec2; 4] {
+    let Some(gait) = Gait::of(profile) else {
+        return [DVec2::ZERO; 4];
+    };
+    let legs = gait.joints();
+    std::array::from_fn(|i| {
+        let angles = |of: &[f64]| legs[i].map(|j| of.get(j).copied().unwrap_or(0.0));
+        match (
+            gait.paw(i, angles(stage.stance())),
+            gait.paw(i, angles(stance)),
+        ) {
+            (Some(there), Some(here)) => (there - here).truncate(),
+            _ => DVec2::ZERO,
+        }
+    })
 }
 
 /// `stage`'s balance of `planned`'s grid and plan, `margin` mm inside the support.
@@ -335,8 +395,9 @@ fn coarse_likeness(
     }))
 }
 
-/// The overall likeness median of the stage's balanced rows (no walks: the limbs are
-/// compared throughout), each track frame against the row due at its time.
+/// The overall likeness median of the stage's balanced rows, each track frame against
+/// the row due at its time, the limbs left out where the robot walks (as the build's
+/// likeness does).
 fn rows_likeness(from: &Balancing, balanced: &stage::Balanced) -> Option<f64> {
     let rows = &balanced.grid.rows;
     let last = rows.len().checked_sub(1)?;
@@ -344,8 +405,9 @@ fn rows_likeness(from: &Balancing, balanced: &stage::Balanced) -> Option<f64> {
         let row = balanced.plan.row_at(f as f64 * from.tracks.frame_time);
         Some(rows[row.min(last)][BODY_ANGLES..].to_vec())
     };
+    let walking = walking::walking_s(&balanced.plan, from.waits);
     Some(
-        crate::likeness::likeness_of(from.tracks, from.profile, &[], pose)?
+        crate::likeness::likeness_of(from.tracks, from.profile, &walking, pose)?
             .overall
             .median_deg,
     )

@@ -5,7 +5,7 @@
 
 use super::{keep_balance, Balancing, BuildError, Kept, MovedSpots, Timing};
 #[cfg(feature = "physics")]
-use super::{keep_planned, plan_way, side_by_side, Locomotion};
+use super::{keep_proved, plan_way, side_by_side, Locomotion};
 use crate::keyframes::{self, finish, Keyframed};
 use crate::retarget::{self, locomotion::Span, Tracks};
 use crate::stability::gait::Style;
@@ -14,13 +14,20 @@ use crate::stability::paths::PathFigures;
 use crate::stability::plan::{self, Plan};
 use crate::stability::stage::{self, Stage};
 use crate::stability::walking::{self, Way};
+use glam::DVec2;
 
 /// The contact plan for `from.grid`, and the grid padded as the plan asks (see
 /// [`plan::Padding`]). The robot walks `way` over the spans of `from.travel` (none: it
 /// treads in place), and no gesture lifts a paw there. Walks felt on the simulated
 /// floor are felt in the motion as it plays up to each ([`walking::felt_in_context`]),
-/// its stage kept at `from.margin` mm.
+/// its stage kept at `from.margin` mm. The walks start and end in the gait's stand.
 pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
+    planned_on(stage, from, way, [DVec2::ZERO; 4])
+}
+
+/// [`planned`], each walk stepping off the paws' spots and back onto them, `spots` from
+/// the gait's places in the stand (as [`walking::plan`] takes them).
+pub fn planned_on(stage: &Stage, from: &Balancing, way: Way, spots: [DVec2; 4]) -> Planned {
     let Balancing {
         tracks,
         velocities,
@@ -59,6 +66,7 @@ pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
             &padded,
             lead,
             way.style,
+            spots,
         );
         match way.steering {
             // Then each felt in its place: the stage as far as walk `i`'s end, going on
@@ -97,6 +105,7 @@ pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
                     walks,
                     profile,
                     way.style,
+                    spots,
                     step_s,
                     &mut motion,
                     &ramp_in,
@@ -323,7 +332,7 @@ pub(super) fn walked(
                 let waited = &tried[k].1;
                 let unbalanced = Waited::unbalanced(waited, from, &unbalanced)?;
                 let from = Waited::balancing_of(waited, from);
-                let built = keep_planned(&from, unbalanced, way, &stage, planned)?;
+                let built = keep_proved(&from, unbalanced, way, &stage, planned)?;
                 let falls = built.1.falls().is_some();
                 let how = if falls {
                     "proved: falls"

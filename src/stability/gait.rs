@@ -135,6 +135,12 @@ pub const LIFT_MM: f64 = 20.0;
 /// reach inward (J2 turns inward only 10°).
 const WIDEN_MM: f64 = 15.0;
 
+/// A paw on the floor this near where its leg is asked to put it is there, mm; a paw on
+/// a spot its leg cannot reach ([`Gait::standing_on`]) tries this many places on the
+/// way to its place in the stand.
+const REACHED_MM: f64 = 0.5;
+const REACH_TRIES: usize = 10;
+
 /// How long the body sways over before the first step, and back after the last, s.
 const SWAY_IN_S: f64 = 0.4;
 
@@ -144,6 +150,9 @@ pub struct Gait {
     /// Each paw where the stand puts it (body frame, mm), and the stand's leg angles.
     stand_paws: [DVec3; 4],
     stand_angles: [[f64; 3]; 4],
+    /// Where each paw stands before a walk's first step and after its step home (body
+    /// frame, mm): the stand's places, or others ([`Gait::standing_on`]).
+    ends: [DVec3; 4],
     /// The legs' mean length, hip to paw, mm.
     pub leg_mm: f64,
     /// The paws' radius, mm: a paw on the floor rolls as its leg turns.
@@ -289,6 +298,7 @@ impl Gait {
             legs,
             stand_paws,
             stand_angles,
+            ends: stand_paws,
             leg_mm,
             paw_radius: profile.mass.as_ref().map_or(0.0, |m| m.paw_radius),
             crouch_mm: if style.crouched {
@@ -303,6 +313,24 @@ impl Gait {
     /// The profile joints of each leg, in [`plan::PAWS`](super::plan::PAWS) order, J1 to J3.
     pub fn joints(&self) -> [[usize; 3]; 4] {
         [0, 1, 2, 3].map(|i| self.legs[i].joints)
+    }
+
+    /// Where leg `i`'s paw is at `angles` (body frame, mm), in
+    /// [`plan::PAWS`](super::plan::PAWS) order.
+    pub fn paw(&self, i: usize, angles: [f64; 3]) -> Option<DVec3> {
+        Some(self.legs.get(i)?.paw(angles))
+    }
+
+    /// This gait, its walks starting and ending with each paw `offsets[i]` (mm, x forward
+    /// and y left in the body's frame) from its place in the stand: walks that step off
+    /// the spots the robot stands on before them and back onto them, where the gait's
+    /// own start and end in its stand. A paw stays on its spot until its first step, and
+    /// its step home lands it there again. Where the body sways too far from a paw on
+    /// the floor for its leg to reach it, the paw slides toward its place in the stand
+    /// as far as it must, and stays where it slid.
+    pub fn standing_on(mut self, offsets: [DVec2; 4]) -> Gait {
+        self.ends = std::array::from_fn(|i| self.stand_paws[i] + offsets[i].extend(0.0));
+        self
     }
 
     /// The walk for rows `row_s` apart that follows `path`, each row's place for the
@@ -340,7 +368,7 @@ impl Gait {
         }
         // The paws on the floor (body frame, the sway aside), and each swing under way:
         // where it left and where it lands.
-        let mut paws = self.stand_paws;
+        let mut paws = self.ends;
         let mut swinging: [Option<Swing>; 4] = [None; 4];
         let mut angles = self.stand_angles;
         let sway_in = (SWAY_IN_S / row_s).round().max(1.0) as usize;
@@ -350,6 +378,10 @@ impl Gait {
         // The cycle's phase, from −(sway in) as the body sways over before the first step.
         let mut phase = -SWAY_IN_S / style.cycle_max_s;
         let mut stepped_home = [false; 4];
+        // How far each paw on the floor stands from where the gait would have it, while
+        // it stands on the spot the walk starts or ends on (`None` once it stepped off).
+        let mut off_place: [Option<DVec3>; 4] =
+            std::array::from_fn(|i| Some(self.ends[i] - self.stand_paws[i]));
         let mut heading = 0.0f64;
         let mut travelled = DVec2::ZERO;
         let mut row = 0usize;
@@ -470,7 +502,7 @@ impl Gait {
                         let side = self.stand_paws[i].y.signum();
                         self.stand_paws[i] + DVec3::Y * side * WIDEN_MM
                     } else {
-                        self.stand_paws[i]
+                        self.ends[i]
                     };
                     let reach =
                         (linear + rotate(turn, home.truncate())) * (style.stance() * cycle / 2.0);
@@ -479,6 +511,8 @@ impl Gait {
                         land: home + reach.extend(0.0),
                         row,
                     });
+                    // Stepping home, it lands on its end spot; stepping on, off it.
+                    off_place[i] = None;
                     if asked.is_none() {
                         stepped_home[i] = true;
                     }
@@ -486,6 +520,9 @@ impl Gait {
                 match swinging[i] {
                     Some(swing) if !swing_now => {
                         paws[i] = swing.land;
+                        if stepped_home[i] {
+                            off_place[i] = Some(self.ends[i] - self.stand_paws[i]);
+                        }
                         out.steps.push(Lift {
                             paw: i,
                             start: swing.row,
@@ -517,11 +554,11 @@ impl Gait {
             // trot finishing in the crawl stays down).
             let down = leaving.unwrap_or((row + 1) as f64 / sway_in as f64);
             let lowered = -self.crouch_mm * smooth(down.clamp(0.0, 1.0));
+            let swung = self.swung(style, &swinging, phase);
             self.pose_legs(
-                style,
                 &mut paws,
-                &swinging,
-                phase,
+                &swung,
+                &mut off_place,
                 body.extend(lowered),
                 &mut angles,
             );
@@ -682,37 +719,63 @@ impl Gait {
         }
     }
 
-    /// Each leg's angles for its paw: a planted one where it is, a swinging one along its
-    /// arc at `phase`, all less the body's sway and crouch `body`. A target out of reach
+    /// Where each swinging paw is along its arc at `phase`; `None` for a planted one.
+    fn swung(&self, style: Style, swinging: &[Option<Swing>; 4], phase: f64) -> [Option<DVec3>; 4] {
+        std::array::from_fn(|i| {
+            swinging[i].map(|swing| {
+                let s = ((phase - style.swing_at[i]).rem_euclid(1.0) / style.swing_share)
+                    .clamp(0.0, 1.0);
+                let mut at = swing.from.lerp(swing.land, smooth(s));
+                at.z = self.stand_paws[i].z + LIFT_MM * (std::f64::consts::PI * s).sin();
+                at
+            })
+        })
+    }
+
+    /// Each leg's angles for its paw: a planted one where it is, a swinging one where it
+    /// is `swung`, all less the body's sway and crouch `body`. A target out of reach
     /// (an inward paw past J2's limit) gives way toward the paw's place in the stand; a
     /// planted paw's centre moves by its roll as its leg turns.
     fn pose_legs(
         &self,
-        style: Style,
         paws: &mut [DVec3; 4],
-        swinging: &[Option<Swing>; 4],
-        phase: f64,
+        swung: &[Option<DVec3>; 4],
+        off_place: &mut [Option<DVec3>; 4],
         body: DVec3,
         angles: &mut [[f64; 3]; 4],
     ) {
         for i in 0..4 {
-            let mut target = paws[i];
-            if let Some(swing) = swinging[i] {
-                let s = ((phase - style.swing_at[i]).rem_euclid(1.0) / style.swing_share)
-                    .clamp(0.0, 1.0);
-                target = swing.from.lerp(swing.land, smooth(s));
-                target.z = self.stand_paws[i].z + LIFT_MM * (std::f64::consts::PI * s).sin();
-            }
+            let mut target = swung[i].unwrap_or(paws[i]);
             target -= body;
             // The paw's place in the stand, as low under the body as the crouch puts it.
             let home = self.stand_paws[i] - DVec3::Z * body.z;
+            if let Some(off) = off_place[i].filter(|o| *o != DVec3::ZERO) {
+                // A paw on its spot off its place in the stand (`off` from where the gait
+                // would have it) that its leg cannot reach from where the body is slides
+                // back along that offset, as far as it must, and keeps what it gave up.
+                // (The leg's solver takes a target past its reach to the nearest point
+                // within it, which is no place for a paw on the floor.)
+                let leg = &self.legs[i];
+                let kept = (0..=REACH_TRIES).rev().find_map(|n| {
+                    let k = n as f64 / REACH_TRIES as f64;
+                    let to = target - off * (1.0 - k);
+                    let a = leg.reach(to, angles[i])?;
+                    (leg.paw(a).distance(to) < REACHED_MM).then_some(k)
+                });
+                let k = kept.unwrap_or(0.0);
+                if k < 1.0 {
+                    paws[i] -= off * (1.0 - k);
+                    target -= off * (1.0 - k);
+                    off_place[i] = Some(off * k);
+                }
+            }
             let reached = [0.0, 0.25, 0.5, 0.75, 1.0]
                 .into_iter()
                 .find_map(|k| self.legs[i].reach(target.lerp(home, k), angles[i]));
             if let Some(a) = reached {
                 // The rubber stays on its spot, and the body goes as far as planned (not
                 // further), only if the centre moves by the roll.
-                if swinging[i].is_none() {
+                if swung[i].is_none() {
                     let leg = &self.legs[i];
                     let (was, now) = (leg.paw_turn(angles[i]), leg.paw_turn(a));
                     paws[i] += rolled(was, now, self.paw_radius).extend(0.0);
@@ -763,6 +826,95 @@ mod tests {
                 heading: 0.0,
             })
             .collect()
+    }
+
+    #[test]
+    fn a_walk_planted_on_other_spots_steps_off_them_and_back_onto_them() {
+        // Front paws forward and out (left is +y), hind paws forward: a trot (no sway)
+        // holds them until each paw steps, but where the body's first strides leave a
+        // hind paw behind its nearly straight leg's reach; a crawl swaying 30 mm to the
+        // side before its first step takes the ERS-7's legs out of reach of spots 12 to
+        // 16 mm forward (nearly as far as they reach at all), and those paws slide back
+        // as far as they must.
+        let small = [(10.0, 2.0), (10.0, -2.0), (10.0, 2.0), (6.0, -2.0)];
+        let far = [(16.0, 0.0), (16.0, 0.0), (12.0, 0.0), (12.0, 0.0)];
+        for (model, style, offsets, held_most) in [
+            ("ERS-7", Style::TROT, small, true),
+            ("ERS-210", Style::TROT, small, true),
+            ("ERS-7", Style::CRAWL, far, false),
+        ] {
+            let offsets = offsets.map(|(x, y)| DVec2::new(x, y));
+            let profile = Profile::builtin(model).unwrap();
+            // Paws that do not roll as their legs turn: the two walks' paws then stand
+            // apart by what the offsets do alone.
+            let gait = || Gait {
+                paw_radius: 0.0,
+                ..Gait::styled(&profile, style).unwrap()
+            };
+            let path = straight_ahead(150.0, 4.0, 0.016);
+            let walked = gait().walk(&path, 0.016, None, None);
+            assert!(
+                walked.steps.len() > 8,
+                "{model}: {} steps",
+                walked.steps.len()
+            );
+            let moved = gait().standing_on(offsets).walk(&path, 0.016, None, None);
+            assert_eq!(moved.legs.len(), walked.legs.len());
+            assert_eq!(moved.steps, walked.steps);
+            let legs = &gait().legs;
+            let at = |w: &Walked, k: usize, i: usize| legs[i].paw(w.legs[k][i]);
+            let (mut on_spots, mut held) = (0, 0);
+            for (i, &offset) in offsets.iter().enumerate() {
+                let tag = |k: usize| format!("{model} {} paw {i} row {k}", style.name);
+                let steps: Vec<&Lift> = walked.steps.iter().filter(|s| s.paw == i).collect();
+                let (first, home) = (steps[0], steps[steps.len() - 1]);
+                // On the spot as the walk starts and as its step home lands, in the
+                // body's frame, at the gait's height.
+                for k in [0, home.end] {
+                    let want = at(&walked, k, i) + offset.extend(0.0);
+                    let got = at(&moved, k, i);
+                    assert!(got.distance(want) < 0.5, "{}: {got} for {want}", tag(k));
+                }
+                // As the gait has it from the first step's landing to the last's lift.
+                for k in first.end..home.start {
+                    let (got, want) = (at(&moved, k, i), at(&walked, k, i));
+                    assert!(got.distance(want) < 1e-6, "{}: {got} for {want}", tag(k));
+                }
+                // Before its first step the paw stays where it was put, or slides back
+                // toward the gait's place, never further from it (the leg's solver puts a
+                // paw within 0.5 mm of where it is asked to).
+                let length = offset.length();
+                let mut least = length;
+                for k in 0..first.start {
+                    let off = at(&moved, k, i) - at(&walked, k, i);
+                    let along = off.truncate().dot(offset) / length;
+                    assert!(off.length() < length + 1.0, "{}: {off}", tag(k));
+                    if held_most {
+                        let across = off.truncate().distance(offset * along / length);
+                        // (Where the gait's own leg falls short of the floor, its paw
+                        // hovers over it.)
+                        assert!(across < 1.0 && off.z < 1.0, "{}: {off}", tag(k));
+                        assert!(along <= least + 1.0 && along >= -1.0, "{}: {off}", tag(k));
+                    }
+                    least = least.min(along);
+                    on_spots += 1;
+                    held += usize::from(along >= length - 1.0);
+                }
+            }
+            let tag = format!(
+                "{model} {}: {held} of {on_spots} rows held the offset",
+                style.name
+            );
+            match held_most {
+                true => assert!(10 * held >= 9 * on_spots, "{tag}"),
+                false => assert!(held > 0 && held < on_spots, "{tag}"),
+            }
+            // No offsets, no change.
+            let unmoved = gait()
+                .standing_on([DVec2::ZERO; 4])
+                .walk(&path, 0.016, None, None);
+            assert_eq!(unmoved, walked);
+        }
     }
 
     #[test]

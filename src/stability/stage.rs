@@ -303,18 +303,25 @@ impl Stage {
     }
 
     /// Where the performer's own legs would plant the paws: for each paw, the median of
-    /// where the rows of `grid` put it with the body as it stands, over the rows
-    /// `counted(row, paw)`. A paw counted on fewer than a third of the rows keeps its
-    /// spot (the few poses left where an arm gestures most of the time are no stance).
+    /// where the rows of `grid` put it with the body as it stands, over the rows the
+    /// robot stands on (`standing(row)`: not walking) and `counted(row, paw)`. A paw
+    /// counted on fewer than a third of the standing rows keeps its spot (the few poses
+    /// left where an arm gestures most of the time are no stance).
     pub fn performers_spots(
         &self,
         grid: &Grid,
+        standing: impl Fn(usize) -> bool,
         counted: impl Fn(usize, usize) -> bool,
     ) -> [Option<DVec2>; 4] {
         let mut xs: [Vec<f64>; 4] = Default::default();
         let mut ys: [Vec<f64>; 4] = Default::default();
         let mut angles = self.stand.clone();
+        let mut stood = 0;
         for (r, row) in grid.rows.iter().enumerate() {
+            if !standing(r) {
+                continue;
+            }
+            stood += 1;
             let mut x = self.standing.x.clone();
             for (v, &j) in self.kin.joints.iter().enumerate() {
                 if let (Some(_), Some(&a)) = (self.leg_of[v], row.get(BODY_ANGLES + j)) {
@@ -335,7 +342,7 @@ impl Stage {
         };
         std::array::from_fn(|p| {
             let spot = self.standing.spots[p]?;
-            if xs[p].is_empty() || 3 * xs[p].len() < grid.rows.len() {
+            if xs[p].is_empty() || 3 * xs[p].len() < stood {
                 return Some(spot);
             }
             Some(DVec2::new(median(&mut xs[p]), median(&mut ys[p])))
@@ -444,6 +451,12 @@ impl Stage {
         self.standing = other.standing.clone();
         self.stand = other.stand.clone();
         self
+    }
+
+    /// The stance's angles, every profile joint: where the planted legs stand (on the
+    /// spots, at the body's height), and a held paw stands.
+    pub fn stance(&self) -> &[f64] {
+        &self.stand
     }
 
     /// Each paw's floor spot (its centre's x and y, mm), by `PAWS` index.
@@ -1202,7 +1215,7 @@ mod tests {
             rows: vec![row; 10],
             frame_ms: 16,
         };
-        let back = stance.performers_spots(&grid, |_, _| true);
+        let back = stance.performers_spots(&grid, |_| true, |_, _| true);
         for p in 0..4 {
             assert!(
                 back[p].unwrap().distance(spots[p].unwrap()) < 1.0,

@@ -5,7 +5,7 @@
 //! after.
 
 use super::gait::{smooth, Gait, Place, Style, CATCH_UP_S};
-use super::plan::Walk;
+use super::plan::{Plan, Walk};
 use crate::keyframes::{self, Grid, BODY_ANGLES};
 use crate::retarget::locomotion::{Span, Travel};
 use crate::retarget::Tracks;
@@ -78,13 +78,17 @@ pub struct Performance<'a> {
 /// ([`felt_in_context`] steers them by the simulated floor). Travel spans closer than
 /// `JOIN_S` are one walk; each walk is back in the stand before the next blends in,
 /// and by the end of the wait for it. The last walk may run past the performance's end
-/// (the grid must be padded to hold it), unless it must be home by then.
+/// (the grid must be padded to hold it), unless it must be home by then. Each walk
+/// steps off `spots` and back onto them: where the robot stands between its walks, each
+/// paw's place against the gait's in the stand (mm, body frame; zero: the stand's,
+/// [`Gait::standing_on`]).
 pub fn plan(
     performance: Performance,
     profile: &Profile,
     grid: &Grid,
     lead: usize,
     style: Style,
+    spots: [DVec2; 4],
 ) -> Vec<Walk> {
     let Performance {
         travel,
@@ -94,7 +98,7 @@ pub fn plan(
         home_by_end,
     } = performance;
     let row_s = grid.step_s();
-    let Some(gait) = Gait::styled(profile, style) else {
+    let Some(gait) = Gait::styled(profile, style).map(|g| g.standing_on(spots)) else {
         return Vec::new();
     };
     let groups = walked_groups(travel, tracks);
@@ -204,6 +208,32 @@ pub fn waits(performance: Performance, profile: &Profile, row_s: f64, style: Sty
         .collect()
 }
 
+/// Where the robot walks on `plan`, in the performance's seconds (the blends either
+/// side included, and the seam between two walks too close for a paw to lift between
+/// them, where every paw stays down in the stand), and where the performance waits for
+/// a walk to finish (`waits`, as [`played_waits`] plays them).
+pub fn walking_s(plan: &Plan, waits: &[Wait]) -> Vec<(f64, f64)> {
+    let blend = blend_rows(plan.row_s);
+    let lead = plan.padding.lead as f64;
+    let s = |row: usize| (row as f64 - lead) * plan.row_s;
+    // Each walk's seconds, with the last row it holds every paw down to; a seam too
+    // short for a lift joins it to the walk before.
+    let mut walks: Vec<(f64, f64, usize)> = Vec::new();
+    for w in &plan.walks {
+        let rows = w.rows();
+        let span_s = (s(rows.start) - BLEND_S, s(rows.end) + BLEND_S);
+        let (from, to) = w.held_rows(blend);
+        match walks.last_mut() {
+            Some(last) if !plan.lift_fits_between(last.2, from) => {
+                (last.1, last.2) = (span_s.1, to)
+            }
+            _ => walks.push((span_s.0, span_s.1, to)),
+        }
+    }
+    let walks = walks.into_iter().map(|(from, to, _)| (from, to));
+    walks.chain(played_waits(waits)).collect()
+}
+
 /// Where the performance waits for a walk (`waits`, in the take's seconds), in its own
 /// seconds (the waits before in): from and to.
 pub fn played_waits(waits: &[Wait]) -> Vec<(f64, f64)> {
@@ -293,7 +323,8 @@ fn walk_for(
 /// place). `motion(walks, i)` gives the motion's grid rows, `row_s` apart, up to walk
 /// `i`'s end with those walks laid on (it is asked for each walk in turn); `ramp_in`
 /// the rows the written motion plays from its start posture into a first row (as
-/// `keyframes::ramp_in`), which the robot plays first, as the proof will. Also says
+/// `keyframes::ramp_in`), which the robot plays first, as the proof will; each walk
+/// steps off `spots` and back onto them (as [`plan`] has it). Also says
 /// where the floor had the body on every row it played, as the proof's path has it
 /// (from where the robot stood before the motion; empty where nothing was felt). Walks the robot
 /// cannot be simulated for are left as they are.
@@ -302,12 +333,13 @@ pub fn felt_in_context(
     mut walks: Vec<Walk>,
     profile: &Profile,
     style: Style,
+    spots: [DVec2; 4],
     row_s: f64,
     motion: &mut dyn FnMut(&[Walk], usize) -> Grid,
     ramp_in: &dyn Fn(&[f64]) -> Vec<Vec<f64>>,
 ) -> (Vec<Walk>, Vec<PathPoint>) {
     let mut path = Vec::new();
-    let Some(gait) = Gait::styled(profile, style) else {
+    let Some(gait) = Gait::styled(profile, style).map(|g| g.standing_on(spots)) else {
         return (walks, path);
     };
     let torque = crate::pipeline::PROOF_TORQUE;

@@ -254,8 +254,10 @@ fn build_reports_the_figure_for_the_bandai_namco_dance() {
     let without = &json["balance_stage"]["likeness_without"];
     assert!(without["median_deg"].as_f64().unwrap() <= 20.0, "{without}");
     assert_eq!(without["segments"].as_array().unwrap().len(), 8);
+    // With it, as issue 20 bounds it: no more than 3° further from the performer.
     let l = &json["likeness"];
-    assert!(l["median_deg"].as_f64().unwrap() >= without["median_deg"].as_f64().unwrap() - 1.0);
+    let rise = l["median_deg"].as_f64().unwrap() - without["median_deg"].as_f64().unwrap();
+    assert!(rise <= 3.0, "{rise}° more than without the stage");
     assert_eq!(l["segments"].as_array().unwrap().len(), 8);
     assert!(l["head"]["median_deg"].as_f64().unwrap() < 20.0, "{l}");
     // The dancer's arms go where the front legs cannot: the figure says which.

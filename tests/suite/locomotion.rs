@@ -550,6 +550,112 @@ fn a_take_where_the_performer_stays_put_builds_as_before() {
     assert!(with == without);
 }
 
+/// A performer who stands with the right foot forward, walks, and stands so again: the
+/// robot stands where the performer's legs stand (its right hind paw forward), not on
+/// the stance's spots, and looks more like them for it; and its walk steps off those
+/// spots and back onto them, so that the legs' blends into and out of the walk move the
+/// paws no more than they do from and to the stance's spots (which is 20 to 33 mm
+/// between a front and a hind paw: the gait's stand is not the stance).
+#[test]
+fn a_walking_take_stands_where_the_performer_stands_and_the_walk_steps_off_it() {
+    use aibo_motion::pipeline::Balance;
+    use aibo_motion::robot::skeleton::Skeleton;
+    // Stands 2 s, walks 1 leg length/s straight ahead for 3 s, stands 2 s.
+    let path: Vec<([f64; 3], f64)> = (0..210)
+        .map(|f| {
+            (
+                [0.0, 0.0, LEG * (f as f64 * FRAME_S - 2.0).clamp(0.0, 3.0)],
+                0.0,
+            )
+        })
+        .collect();
+    let take = walking_bvh_with(&path, FRAME_S, |_| {
+        vec![("RightUpLeg", 'x', -20.0), ("RightLeg", 'x', 20.0)]
+    });
+    let clip = bvh::read(take.as_bytes()).unwrap();
+    let profile = Profile::builtin("ERS-7").unwrap();
+    let skeleton = Skeleton::of(&profile).unwrap();
+    let on_stance = BuildOptions {
+        balance: Balance::On {
+            margin_mm: None,
+            stance_spots: true,
+        },
+        ..BuildOptions::default()
+    };
+    let chosen = pipeline::build(&clip, &profile, &BuildOptions::default()).unwrap();
+    let stance = pipeline::build(&clip, &profile, &on_stance).unwrap();
+    let (kept, kept_stance) = (
+        chosen.balance.as_ref().unwrap(),
+        stance.balance.as_ref().unwrap(),
+    );
+    for (built, kept) in [(&chosen, kept), (&stance, kept_stance)] {
+        assert!(kept.falls().is_none(), "{:?}", kept.falls());
+        assert_eq!(kept.plan.walks.len(), 1);
+        assert!(built.walking_s()[0].0 > 1.0, "{:?}", built.walking_s());
+    }
+    let moved = kept.spots_moved.expect("planted off the stance's spots");
+    let rh = 3;
+    assert!(moved.mm[rh] > 10.0, "{moved:?}");
+    let like = |b: &pipeline::Built| b.likeness(&profile).unwrap().overall.median_deg;
+    assert!(
+        like(&chosen) + 2.0 < like(&stance),
+        "{} against {}",
+        like(&chosen),
+        like(&stance)
+    );
+    // How far apart the paws stand, seen from above (each pair: what the body's moving
+    // over them leaves as it is, and a paw sliding changes), on the rows either side of
+    // the walk's blend in and out, and how much that changes across each blend.
+    let blend_slides = |built: &pipeline::Built, kept: &Kept| -> Vec<f64> {
+        let plan = &kept.plan;
+        let walk = &plan.walks[0];
+        let blend = walking::blend_rows(plan.row_s);
+        let apart = |row: usize| -> Vec<f64> {
+            let ms = built.source_start_ms as f64
+                + (row as f64 - plan.padding.lead as f64) * plan.row_s * 1000.0;
+            let index = (ms / DENSE_FRAME_MS as f64).round() as u64;
+            let frame = dense_frame_at(&built.motion, index).unwrap();
+            let angles: Vec<f64> = frame.joints.iter().map(|&u| f64::from(u) * 1e-6).collect();
+            let pose = skeleton.pose(&angles, [0.0; 3]);
+            let paws: Vec<DVec2> = ["lf_paw", "rf_paw", "lh_paw", "rh_paw"]
+                .iter()
+                .map(|name| {
+                    let bone = skeleton.bones.iter().position(|b| b.name == *name).unwrap();
+                    pose.positions[bone].truncate()
+                })
+                .collect();
+            let pairs = [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)];
+            pairs
+                .iter()
+                .map(|&(a, b)| paws[a].distance(paws[b]))
+                .collect()
+        };
+        let (start, end) = (walk.rows().start, walk.rows().end);
+        [(start - blend - 1, start), (end - 1, end + blend + 1)]
+            .iter()
+            .flat_map(|&(a, b)| {
+                let (a, b) = (apart(a), apart(b));
+                a.iter()
+                    .zip(b)
+                    .map(|(a, b)| (a - b).abs())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let (chosen_slides, stance_slides) = (
+        blend_slides(&chosen, kept),
+        blend_slides(&stance, kept_stance),
+    );
+    for (k, (a, b)) in chosen_slides.iter().zip(&stance_slides).enumerate() {
+        let blend = ["in", "out"][k / 6];
+        assert!(
+            *a <= b + 3.0,
+            "pair {} across the blend {blend}: {a:.1} mm against {b:.1} mm",
+            k % 6
+        );
+    }
+}
+
 /// A shared take built for `model` with `extra` arguments ([`common::shared_build`]):
 /// the build's JSON and the motion.
 fn built_take(
@@ -567,8 +673,10 @@ fn built_take(
 fn the_bandai_dance_walks_where_it_travels_and_dances_as_before_where_it_stands() {
     use aibo_motion::mtn::dense_frames;
     let take = common::shared("mocap-samples").join("bvh/bandai1__dance-short_normal_001.bvh");
-    let (walking, with) = built_take(&take, "ERS-7", &[]);
-    // On the stance's spots, as the walking build's are (it walks).
+    // Both on the stance's spots: where the paws stand is chosen for the take as a whole
+    // (the walking build's on the rows where it stands, the treading build's on all of
+    // them), and on the same spots the stage makes the same dance where the robot stands.
+    let (walking, with) = built_take(&take, "ERS-7", &["--stance-spots"]);
     let (treading, without) = built_take(&take, "ERS-7", &["--gait", "off", "--stance-spots"]);
     let stage = &walking["balance_stage"];
     assert_eq!(stage["stays_up"], true, "{stage}");
@@ -633,6 +741,24 @@ fn the_bandai_dance_walks_where_it_travels_and_dances_as_before_where_it_stands(
         compared as f64 * DENSE_FRAME_MS as f64 > 5_000.0,
         "{compared}"
     );
+}
+
+/// Spots chosen for where the robot stands must not cost it a walk: cmu_01_03 for the
+/// ERS-220, planted where the performer's hind legs stand (60 mm back), fell in its last
+/// walk, which the proof dropped; the build keeps every walk the stance's spots keep.
+#[test]
+#[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
+fn spots_that_cost_a_walk_give_way_to_the_stances() {
+    let take = common::shared("mocap-samples").join("bvh/assimp__cmu_01_03.bvh");
+    let walks = |extra: &[&str]| {
+        let (json, _) = built_take(&take, "ERS-220", extra);
+        let stage = &json["balance_stage"];
+        assert_eq!(stage["stays_up"], true, "{stage}");
+        stage["walks"].as_array().unwrap().len()
+    };
+    let on_stance = walks(&["--stance-spots"]);
+    assert!(on_stance >= 2, "{on_stance} walks");
+    assert!(walks(&[]) >= on_stance);
 }
 
 #[test]
