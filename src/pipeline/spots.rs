@@ -304,7 +304,11 @@ fn likeliest(
 
 /// Where `stage`'s paws stand against the `stance`'s (every profile joint's angle), each
 /// in its leg's frame (mm, x forward and y left of the body), as the walks take them
-/// ([`Gait::standing_on`]): zero on the stance's spots.
+/// ([`Gait::standing_on`]): zero on the stance's spots, whose walks start and end in the
+/// gait's stand as they always have. (The gait's stand is not the stance: the blends
+/// into and out of a walk slide a front and a hind paw 20 to 33 mm apart either way.
+/// Walks from the stage's own spots instead, tried, slid less on most builds but more
+/// on some, test_freebvh's ERS-210 right front paw 42 → 114 mm.)
 fn spots_off(stance: &[f64], stage: &Stage, profile: &Profile) -> [DVec2; 4] {
     let Some(gait) = Gait::of(profile) else {
         return [DVec2::ZERO; 4];
