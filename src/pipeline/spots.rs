@@ -310,19 +310,8 @@ fn likeliest(
 /// Walks from the stage's own spots instead, tried, slid less on most builds but more
 /// on some, test_freebvh's ERS-210 right front paw 42 → 114 mm.)
 fn spots_off(stance: &[f64], stage: &Stage, profile: &Profile) -> [DVec2; 4] {
-    let Some(gait) = Gait::of(profile) else {
-        return [DVec2::ZERO; 4];
-    };
-    let legs = gait.joints();
-    std::array::from_fn(|i| {
-        let angles = |of: &[f64]| legs[i].map(|j| of.get(j).copied().unwrap_or(0.0));
-        match (
-            gait.paw(i, angles(stage.stance())),
-            gait.paw(i, angles(stance)),
-        ) {
-            (Some(there), Some(here)) => (there - here).truncate(),
-            _ => DVec2::ZERO,
-        }
+    Gait::of(profile).map_or([DVec2::ZERO; 4], |gait| {
+        gait.offsets(stance, stage.stance())
     })
 }
 

@@ -315,10 +315,22 @@ impl Gait {
         [0, 1, 2, 3].map(|i| self.legs[i].joints)
     }
 
-    /// Where leg `i`'s paw is at `angles` (body frame, mm), in
-    /// [`plan::PAWS`](super::plan::PAWS) order.
-    pub fn paw(&self, i: usize, angles: [f64; 3]) -> Option<DVec3> {
-        Some(self.legs.get(i)?.paw(angles))
+    /// How far each paw of pose `to` stands from where pose `from` puts it (each every
+    /// profile joint's angle; one a pose lacks, as the stand has it), seen from above
+    /// in the body's frame (mm, x forward and y left), in [`plan::PAWS`](super::plan::PAWS)
+    /// order: the offsets [`Gait::standing_on`] takes.
+    pub fn offsets(&self, from: &[f64], to: &[f64]) -> [DVec2; 4] {
+        std::array::from_fn(|i| {
+            let leg = &self.legs[i];
+            let paw = |pose: &[f64]| {
+                leg.paw(std::array::from_fn(|k| {
+                    pose.get(leg.joints[k])
+                        .copied()
+                        .unwrap_or(self.stand_angles[i][k])
+                }))
+            };
+            (paw(to) - paw(from)).truncate()
+        })
     }
 
     /// This gait, its walks starting and ending with each paw `offsets[i]` (mm, x forward
