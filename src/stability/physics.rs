@@ -58,7 +58,14 @@ const GRAVITY_M_S2: f64 = 9.81;
 /// rebuilds every joint's rows once per substep, over half the simulation's time) ran the
 /// shared builds and Sony's motions 1.43× faster, but lost the fall that this solver and
 /// the fine one both see in the one-arm wave built `--balance off` for the ERS-210 and
-/// ERS-220, and felled the default ERS-210 build of test_freebvh at 1.5 s.
+/// ERS-220, and felled the default ERS-210 build of test_freebvh at 1.5 s. Eight of
+/// three and six of four (1.4–1.5× faster) kept the wave's fall but felled that build
+/// too, which the fine solver keeps up (2026-12-02). What else was tried then, for the
+/// speed of fewer substeps: servo armature (1–3·10⁻⁴ kg·m² more about each joint's axis)
+/// did not let eight substeps hold the legs (cmu_01_03 and lambada sank onto their
+/// elbows); rapier's reduced-coordinate multibody joints took 7× as long a substep;
+/// and its SIMD joint path is no help, as it batches only colours of 64 joints or more
+/// and (in 3D) no joint with a motor, so these fifteen servos always run one at a time.
 const SOLVER_SUBSTEPS: usize = 16;
 
 /// How finely the solver resolves each 8 ms frame.
