@@ -104,7 +104,7 @@ const PAW_FRICTION: f32 = 0.9;
 const BODY_FRICTION: f32 = 0.5;
 
 /// A paw whose rubber slides further than this over one stay down has slipped, mm.
-const SLIP_MM: f64 = 10.0;
+pub const SLIP_MM: f64 = 10.0;
 
 /// A paw off the floor for longer than this has ended its stay down, ms.
 const STAY_GAP_MS: u64 = 40;
@@ -135,6 +135,10 @@ pub struct Report {
     pub fall: Option<Fall>,
     /// Paws that slid while down, and how far at most, mm.
     pub slipped: Vec<Slip>,
+    /// Where a paw slid over [`SLIP_MM`]: the two paws down together whose rubber's spots
+    /// the joint angles alone draw furthest apart or together, of which one must slide at
+    /// least half that on any floor (a bound with no physics and no fit: [`slip`]).
+    pub least_slip: Option<slip::PairDemand>,
     /// The body's centre every 100 ms (mm, from where it started) and its tilt from the
     /// intended attitude (degrees).
     pub path: Vec<PathPoint>,
@@ -239,10 +243,21 @@ impl Report {
                 .map(|s| format!("{:.0}", s.demanded_mm))
                 .collect();
             line.push_str(&format!(
-                "; slipped: {} (its joint angles alone demand {} mm)",
+                "; slipped: {} (its joint angles alone demand {} mm",
                 paws.join(", "),
                 demanded.join(", ")
             ));
+            if let Some(pair) = &self.least_slip {
+                line.push_str(&format!(
+                    "; the distance between the {} and the {} changes by {:.0} mm while \
+                     both are down: one of them slides at least {:.0} mm on any floor",
+                    pair.paws[0],
+                    pair.paws[1],
+                    pair.change_mm,
+                    pair.least_mm()
+                ));
+            }
+            line.push(')');
         }
         if self.uncertain_masses {
             line.push_str(" (masses estimated)");
@@ -1024,6 +1039,7 @@ fn run(
             torque_limit_nm: torque_nm,
             fall: None,
             slipped: Vec::new(),
+            least_slip: None,
             path: Vec::new(),
             uncertain_masses,
         });
@@ -1138,10 +1154,10 @@ fn run(
     }
     // What the joint angles alone demand, beside a paw that slipped (a second pass over
     // the motion: only when one did).
-    let demanded = if slipped.iter().any(|&mm| mm > SLIP_MM) {
-        slip::demanded(motion, profile, stances)?
+    let demand = if slipped.iter().any(|&mm| mm > SLIP_MM) {
+        Some(slip::demanded(motion, profile, stances)?)
     } else {
-        Vec::new()
+        None
     };
     Ok(Report {
         duration_ms: frames as u64 * DENSE_FRAME_MS,
@@ -1154,12 +1170,14 @@ fn run(
             .map(|((name, ..), &mm)| Slip {
                 paw: name.to_string(),
                 max_mm: mm,
-                demanded_mm: demanded
+                demanded_mm: demand
                     .iter()
+                    .flat_map(|d| &d.by_paw)
                     .find(|(paw, _)| paw == name)
                     .map_or(0.0, |(_, d)| *d),
             })
             .collect(),
+        least_slip: demand.and_then(|d| d.pair),
         path,
         uncertain_masses,
     })

@@ -12,8 +12,16 @@
 //! (a turn and a shift) so that they move as little as possible (least squares). What
 //! each paw's rubber must still slide, less what it rolls as its shin turns, adds up
 //! while the paw stays down; the largest sum over a stay is the paw's demand.
+//!
+//! That fit is one way of sharing the slide out. A bound no floor can beat needs no fit:
+//! where two paws stay down together, the distance between their rubber's spots (each
+//! paw's centre less what it has rolled) does not change unless one of them slides, so
+//! where it changes by `d` over their shared stay, one of the two slides at least `d / 2`.
 
 use glam::{DQuat, DVec2, DVec3};
+use serde::Serialize;
+
+use std::collections::HashMap;
 
 use super::body::Body;
 use super::statics::Stance;
@@ -21,13 +29,39 @@ use super::{BalanceError, Columns};
 use crate::mtn::{self, Motion};
 use crate::robot::profile::Profile;
 
-/// Each paw's demanded slip, by paw (`lf paw`, …): the largest distance its rubber must
-/// slide over the floor during one stay down, mm.
+/// What a motion's geometry demands of its paws' rubber.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Demand {
+    /// Each paw's demanded slip, by paw (`lf paw`, …): the largest distance its rubber
+    /// must slide over the floor during one stay down, with the body placed by the fit,
+    /// mm.
+    pub by_paw: Vec<(String, f64)>,
+    /// The two paws whose rubber's spots draw furthest apart or together while both
+    /// stay down, if any two do: on any floor, one of them slides at least half of it.
+    pub pair: Option<PairDemand>,
+}
+
+/// Two paws down together whose rubber's spots the joint angles move apart or together.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairDemand {
+    pub paws: [String; 2],
+    /// How far the distance between their spots changes over the stay, mm.
+    pub change_mm: f64,
+}
+
+impl PairDemand {
+    /// The least that one of the two must slide, on any floor, mm.
+    pub fn least_mm(&self) -> f64 {
+        self.change_mm / 2.0
+    }
+}
+
+/// What the motion's geometry demands of its paws (see [`Demand`]).
 pub fn demanded(
     motion: &Motion,
     profile: &Profile,
     stances: &[Stance],
-) -> Result<Vec<(String, f64)>, BalanceError> {
+) -> Result<Demand, BalanceError> {
     let body = Body::of(profile)?;
     let columns = Columns::of(motion, profile);
     let paws: Vec<usize> = (0..body.contacts.len())
@@ -35,6 +69,11 @@ pub fn demanded(
         .collect();
     let mut worst = vec![0.0f64; paws.len()];
     let mut sliding: Vec<Option<DVec2>> = vec![None; paws.len()];
+    // What each paw has rolled in its stay down so far, and for each two paws down
+    // together, the nearest and furthest their rubber's spots have been in it.
+    let mut rolled_in_stay: Vec<Option<DVec2>> = vec![None; paws.len()];
+    let mut spans: HashMap<(usize, usize), (f64, f64)> = HashMap::new();
+    let mut pair: Option<((usize, usize), f64)> = None;
     // The previous frame's standing points: contact index, centre on the floor (world
     // xy, mm) and the contact's world orientation.
     let mut previous: Vec<(usize, DVec2, DQuat)> = Vec::new();
@@ -83,27 +122,62 @@ pub fn demanded(
             let here = now.iter().find(|p| p.0 == paw);
             let before = previous.iter().find(|p| p.0 == paw);
             match (here, before) {
-                (Some(h), Some(b)) if pairs.len() >= 2 => {
+                (Some(h), Some(b)) => {
                     // A round paw rolls as its shin turns, and its rubber does not slide
                     // for that.
-                    let slide = (h.1 - b.1) - rolled(b.2, h.2, body.contacts[paw].radius);
-                    let total = sliding[k].get_or_insert(DVec2::ZERO);
-                    *total += slide;
-                    worst[k] = worst[k].max(total.length());
+                    let roll = rolled(b.2, h.2, body.contacts[paw].radius);
+                    *rolled_in_stay[k].get_or_insert(DVec2::ZERO) += roll;
+                    if pairs.len() >= 2 {
+                        let total = sliding[k].get_or_insert(DVec2::ZERO);
+                        *total += (h.1 - b.1) - roll;
+                        worst[k] = worst[k].max(total.length());
+                    } else {
+                        sliding[k].get_or_insert(DVec2::ZERO);
+                    }
                 }
-                (Some(_), _) => {
-                    sliding[k].get_or_insert(DVec2::ZERO);
+                (Some(_), None) => {
+                    sliding[k] = Some(DVec2::ZERO);
+                    rolled_in_stay[k] = Some(DVec2::ZERO);
                 }
-                (None, _) => sliding[k] = None,
+                (None, _) => {
+                    sliding[k] = None;
+                    rolled_in_stay[k] = None;
+                }
+            }
+        }
+        // Where each paw's rubber is: its centre on the floor, less what it has rolled.
+        let rubber: Vec<Option<DVec2>> = paws
+            .iter()
+            .enumerate()
+            .map(|(k, &paw)| Some(now.iter().find(|p| p.0 == paw)?.1 - rolled_in_stay[k]?))
+            .collect();
+        for a in 0..paws.len() {
+            for b in a + 1..paws.len() {
+                let (Some(at_a), Some(at_b)) = (rubber[a], rubber[b]) else {
+                    spans.remove(&(a, b));
+                    continue;
+                };
+                let d = at_a.distance(at_b);
+                let span = spans.entry((a, b)).or_insert((d, d));
+                *span = (span.0.min(d), span.1.max(d));
+                let change = span.1 - span.0;
+                if pair.is_none_or(|(_, most)| change > most) {
+                    pair = Some(((a, b), change));
+                }
             }
         }
         previous = now;
     }
-    Ok(paws
-        .iter()
-        .zip(worst)
-        .map(|(&i, mm)| (body.contacts[i].name.clone(), mm))
-        .collect())
+    let name = |k: usize| body.contacts[paws[k]].name.clone();
+    Ok(Demand {
+        by_paw: (0..paws.len()).map(|k| (name(k), worst[k])).collect(),
+        pair: pair
+            .filter(|&(_, change)| change > 0.0)
+            .map(|((a, b), change_mm)| PairDemand {
+                paws: [name(a), name(b)],
+                change_mm,
+            }),
+    })
 }
 
 /// How far a ball of `radius` on the floor moves over it as it rolls, without sliding,

@@ -837,6 +837,7 @@ fn a_fall_after_the_motion_is_said_to_be_in_the_held_last_pose() {
             onto: "chest".into(),
         }),
         slipped: Vec::new(),
+        least_slip: None,
         path: Vec::new(),
         uncertain_masses: false,
     };
@@ -1480,7 +1481,9 @@ fn a_trots_swinging_paws_are_not_counted_as_sliding_while_the_other_two_carry_it
     }
     assert!(swung > frames.len() / 2, "{swung} of {}", frames.len());
     assert!(highest > 15.0, "{highest:.1} mm");
-    let demanded = aibo_motion::stability::slip::demanded(&m, &profile, &stances).unwrap();
+    let demanded = aibo_motion::stability::slip::demanded(&m, &profile, &stances)
+        .unwrap()
+        .by_paw;
     for (paw, mm) in &demanded {
         assert!(*mm < 10.0, "{paw}: {mm:.1} mm; {demanded:?}");
     }
@@ -1495,7 +1498,8 @@ fn paws_drawn_apart_slip_as_the_geometry_demands_in_both_judges() {
     for (deg, total_mm) in [(0.0, 0.0), (10.0, 100.0)] {
         let m = spread(deg);
         let stances = statics::stances(&m, &profile).unwrap();
-        let demanded = aibo_motion::stability::slip::demanded(&m, &profile, &stances).unwrap();
+        let demand = aibo_motion::stability::slip::demanded(&m, &profile, &stances).unwrap();
+        let demanded = &demand.by_paw;
         let demanded_total: f64 = demanded.iter().map(|(_, mm)| mm).sum();
         let r = simulate(&m);
         assert!(r.fall.is_none(), "{}", r.summary());
@@ -1513,5 +1517,64 @@ fn paws_drawn_apart_slip_as_the_geometry_demands_in_both_judges() {
             let demand = demanded.iter().find(|(paw, _)| *paw == s.paw).unwrap().1;
             assert_eq!(s.demanded_mm, demand, "{summary}");
         }
+        // Each leg swings its paw about 25 mm: a front and a hind paw draw about 50 mm
+        // apart, so one of them slides at least 25 mm.
+        let least = demand.pair.as_ref().map_or(0.0, |p| p.least_mm());
+        assert!(
+            (least - total_mm / 4.0).abs() <= 3.0,
+            "{least:.1}: {summary}"
+        );
+        assert_eq!(r.least_slip, demand.pair.filter(|_| deg > 0.0), "{summary}");
     }
+}
+
+/// Where two paws stay down together and the joint angles change the distance between
+/// them, one of the two must slide at least half that change on any floor: a bound
+/// without physics or a fit. On Sony's own samples, the simulated paws slide at least
+/// that (a floor that slipped less would be holding paws that cannot stay), and Sony's
+/// sit and sleep transitions demand more than 10 mm of one paw on any floor.
+#[test]
+#[cfg_attr(not(shared_mtn), ignore = "needs ../shared/mtn-samples")]
+fn no_simulated_floor_slips_sonys_paws_less_than_their_geometry_demands() {
+    use aibo_motion::stability::{physics::SLIP_MM, slip};
+    let mut over_10 = Vec::new();
+    for path in common::mtn_files(&common::shared("mtn-samples")) {
+        let Ok(decoded) = aibo_motion::mtn::decode(&std::fs::read(&path).unwrap()) else {
+            continue; // one sample is not a readable MTN (tests/suite/real_samples.rs says so)
+        };
+        let m = decoded.motion;
+        let p = Profile::for_design_label(&m.design_label).unwrap();
+        let stances = statics::stances(&m, &p).unwrap();
+        // `simulate` names the paws that slid over 10 mm: a pair that must slide more.
+        let Some(pair) = slip::demanded(&m, &p, &stances)
+            .unwrap()
+            .pair
+            .filter(|pair| pair.least_mm() > SLIP_MM)
+        else {
+            continue;
+        };
+        let r = simulate(&m);
+        let at = format!("{}: {pair:?}; {}", path.display(), r.summary());
+        assert_eq!(r.least_slip.as_ref(), Some(&pair), "{at}");
+        // The pair's paws slid at least that in the simulation (within a tenth, for the
+        // physics' soft contacts).
+        let slid = |paw: &str| {
+            r.slipped
+                .iter()
+                .find(|s| s.paw == paw)
+                .map_or(0.0, |s| s.max_mm)
+        };
+        let most = slid(&pair.paws[0]).max(slid(&pair.paws[1]));
+        assert!(most >= 0.9 * pair.least_mm(), "{most:.1} mm: {at}");
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.contains("walk") {
+            over_10.push(name);
+        }
+    }
+    // Sony's stand-to-sit on the ERS-7 among them: one of its right paws slides at least
+    // 25 mm, whatever the floor.
+    assert!(
+        over_10.len() >= 10 && over_10.iter().any(|f| f == "a_stand#sit_standard.mtn"),
+        "{over_10:?}"
+    );
 }
