@@ -124,15 +124,13 @@ pub fn demanded(
             match (here, before) {
                 (Some(h), Some(b)) => {
                     // A round paw rolls as its shin turns, and its rubber does not slide
-                    // for that.
+                    // for that. (Down in the frame before, its stay has begun.)
                     let roll = rolled(b.2, h.2, body.contacts[paw].radius);
                     *rolled_in_stay[k].get_or_insert(DVec2::ZERO) += roll;
                     if pairs.len() >= 2 {
                         let total = sliding[k].get_or_insert(DVec2::ZERO);
                         *total += (h.1 - b.1) - roll;
                         worst[k] = worst[k].max(total.length());
-                    } else {
-                        sliding[k].get_or_insert(DVec2::ZERO);
                     }
                 }
                 (Some(_), None) => {
