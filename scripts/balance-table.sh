@@ -6,9 +6,10 @@
 # the default torque and, after, at 80% of it), `check`'s limit and speed findings,
 # the overall likeness median (with how long the limbs were compared, where the robot
 # walks), the likeness of examples/likeness_floor's yardstick (the least change of the
-# support legs that stands each frame on the stage's planned paws, paws free to slide;
-# default builds only), the paws the balance stage raised or held down, and the
-# proof's repairs. Then Sony's own motions through the same judges.
+# support legs that stands each frame on the stage's planned paws, paws free to slide,
+# at the stage's own margin and, in brackets, at the judges' 10 mm; default builds
+# only), the paws the balance stage raised or held down, and the proof's repairs. Then
+# Sony's own motions through the same judges.
 #
 #   [BUILD_ARGS="--timing wait"] scripts/balance-table.sh [MODEL...]   (default: ERS-7 ERS-210 ERS-220; needs ../shared)
 default_models=(ERS-7 ERS-210 ERS-220)
@@ -37,12 +38,14 @@ def judged(mtn):
     sim = lambda t: {0: "up", 1: "FALLS"}.get(run("simulate", mtn, "--torque", str(t))[0], "error")
     return static, sim(torque), sim(0.8 * torque), len(report["violations"])
 
-def yardstick(source, model):
-    """examples/likeness_floor's overall likeness median for the default build, or None
-    (the build has other options, or the example says nothing)."""
+def yardstick(source, model, margin=None):
+    """examples/likeness_floor's overall likeness median for the default build, at the
+    stage's margin or `margin` mm, or None (the build has other options, or the example
+    says nothing)."""
     if extra:
         return None
-    p = subprocess.run(["target/release/examples/likeness_floor", source[0], model, *source[1:]],
+    at = ["--margin", str(margin)] if margin else []
+    p = subprocess.run(["target/release/examples/likeness_floor", source[0], model, *source[1:], *at],
                        capture_output=True, text=True)
     found = re.search(r"yardstick ([\d.]+)°", p.stdout)
     return float(found.group(1)) if found else None
@@ -56,7 +59,7 @@ def agreeing(check, sim):
     motions += 1
     agree += (check == "ok") == (sim == "up")
 
-print("| take | model | before: check / sim | after: check / sim / sim 80% | limits after | likeness before → after | yardstick | paws raised (s) | held down (s) | repairs |")
+print("| take | model | before: check / sim | after: check / sim / sim 80% | limits after | likeness before → after | yardstick (at 10 mm) | paws raised (s) | held down (s) | repairs |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for model in models:
     for name, source in takes:
@@ -82,8 +85,8 @@ for model in models:
         paws = stage.get("paws", [])
         raised = ", ".join(f"{p['paw']} {p['raised_s']:.1f}" for p in paws if p["raised_s"] > 0) or "-"
         held = ", ".join(f"{p['paw']} {p['held_down_s']:.1f}" for p in paws if p["held_down_s"] > 0) or "-"
-        floor = yardstick(source, model)
-        floor = "-" if floor is None else f"{floor:.1f}°"
+        floor, judges = yardstick(source, model), yardstick(source, model, 10)
+        floor = "-" if floor is None or judges is None else f"{floor:.1f}° ({judges:.1f}°)"
         print(f"| {name} | {model} | {before[0]} / {before[1]} | {after[0]} / {after[1]} / {after[2]} "
               f"| {after[3]} | {like_off:.1f}° → {like_on:.1f}°{compared} | {floor} | {raised} | {held} | {stage.get('repairs', '-')} |")
         sys.stdout.flush()
