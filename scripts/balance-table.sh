@@ -59,6 +59,10 @@ def agreeing(check, sim):
     motions += 1
     agree += (check == "ok") == (sim == "up")
 
+# Each default build's likeness without the stage, with it, and at the yardstick (at the
+# stage's margin, at 10 mm), for the counts under the table.
+likenesses = []
+
 print("| take | model | before: check / sim | after: check / sim / sim 80% | limits after | likeness before → after | yardstick (at 10 mm) | paws raised (s) | held down (s) | repairs |")
 print("|---|---|---|---|---|---|---|---|---|---|")
 for model in models:
@@ -86,10 +90,20 @@ for model in models:
         raised = ", ".join(f"{p['paw']} {p['raised_s']:.1f}" for p in paws if p["raised_s"] > 0) or "-"
         held = ", ".join(f"{p['paw']} {p['held_down_s']:.1f}" for p in paws if p["held_down_s"] > 0) or "-"
         floor, judges = yardstick(source, model), yardstick(source, model, 10)
+        if floor is not None and judges is not None:
+            likenesses.append((like_off, like_on, floor, judges))
         floor = "-" if floor is None or judges is None else f"{floor:.1f}° ({judges:.1f}°)"
         print(f"| {name} | {model} | {before[0]} / {before[1]} | {after[0]} / {after[1]} / {after[2]} "
               f"| {after[3]} | {like_off:.1f}° → {like_on:.1f}°{compared} | {floor} | {raised} | {held} | {stage.get('repairs', '-')} |")
         sys.stdout.flush()
+
+if likenesses:
+    over = lambda i: sum(row[i] > 20 for row in likenesses)
+    rise = lambda i: sum(row[i] - row[0] > 3 for row in likenesses)
+    near = sum(row[1] - row[2] <= 3 for row in likenesses)
+    print(f"\nOf {len(likenesses)} default builds, {over(1)} are above 20° (the yardstick: {over(2)} at "
+          f"the stage's margin, {over(3)} at 10 mm) and {rise(1)} rise more than 3° with the stage "
+          f"({rise(2)}, {rise(3)}); {near} are within 3° of the yardstick at the stage's margin.")
 
 print()
 print("| Sony's motion | check / sim / sim 80% | limit findings |")
