@@ -103,7 +103,7 @@ if likenesses:
     near = sum(row[1] - row[2] <= 3 for row in likenesses)
     print(f"\nOf {len(likenesses)} default builds, {over(1)} are above 20° (the yardstick: {over(2)} at "
           f"the stage's margin, {over(3)} at 10 mm) and {rise(1)} rise more than 3° with the stage "
-          f"({rise(2)}, {rise(3)}); {near} are within 3° of the yardstick at the stage's margin.")
+          f"(the yardstick: {rise(2)} and {rise(3)}); {near} are within 3° of the yardstick at the stage's margin.")
 
 print()
 print("| Sony's motion | check / sim / sim 80% | limit findings |")
