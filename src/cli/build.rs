@@ -151,13 +151,12 @@ pub struct Args {
     /// `keep` (the default) keeps the take's timing: the walk walks on over the gestures
     /// after it, and the last walk finishes the performer's path after the performance,
     /// the last pose held meanwhile (up to 20 s behind the performer, then up to 5 s to
-    /// get where they got to, 25 s where it still faces away, and its steps home: the
-    /// Bandai dance's 63 s take plays 109 s on the ERS-7). `fit` keeps the timing and the
-    /// length too, for a motion played to its music: the last walk is home by the
-    /// performance's end, having gone as far along the path as it could. `wait` holds the
-    /// performer's pose at the walk's end until the robot has finished it (and up to 5 s
-    /// more it may take to arrive): every gesture plays, later, and the motion runs
-    /// longer.
+    /// get where they got to, 25 s where it still faces away, and its steps home; the
+    /// summary says how long). `fit` keeps the timing and the length too, for a motion
+    /// played to its music: the last walk is home by the performance's end, having gone
+    /// as far along the path as it could. `wait` holds the performer's pose at the walk's
+    /// end until the robot has finished it (and up to 5 s more it may take to arrive):
+    /// every gesture plays, later, and the motion runs longer.
     #[arg(long, value_enum, default_value_t = Timing::Keep, value_name = "keep|fit|wait")]
     pub timing: Timing,
     /// How far inside the support the balance stage keeps the centre of mass, mm
