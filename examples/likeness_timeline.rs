@@ -1,0 +1,121 @@
+//! Where a build's likeness goes, moment by moment: the overall median and each limb
+//! segment's, over short windows of the performance, with the balance stage and
+//! without it, beside the paws the contact plan has down. `build` gives one figure for
+//! the whole take; this shows which moments and which limbs make it.
+//!
+//! Each window is scored by the build's own likeness (the same frames, directions and
+//! walking spans: a window inside a walk prints nothing), so its figures are those the
+//! summary pools.
+//!
+//! `cargo run --release --example likeness_timeline -- TAKE PROFILE [--asf ASF] [--window S]`
+//!
+//! A line per window: its start (s), the plan's paws at its middle (`lf rf lh rh`, `D`
+//! down, `u` up, `-` past the plan), the overall median with the stage and without it,
+//! then each segment's median with and without (upper and lower leg of lf, rf, lh, rh).
+
+use aibo_motion::likeness::{likeness_of, played};
+use aibo_motion::pipeline::{self, BuildOptions};
+use aibo_motion::robot::profile::Profile;
+use aibo_motion::source::{self, ReadOptions};
+use std::path::PathBuf;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (Some(take), Some(model)) = (args.first(), args.get(1)) else {
+        eprintln!("usage: likeness_timeline TAKE PROFILE [--asf ASF] [--window S]");
+        std::process::exit(2);
+    };
+    let option = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+    };
+    let asf = option("--asf").map(PathBuf::from);
+    let window_s: f64 = match option("--window").map(|w| w.parse::<f64>()) {
+        None => 0.25,
+        Some(Ok(w)) if w > 0.0 && w.is_finite() => w,
+        Some(_) => fail("--window: a number of seconds above 0".into()),
+    };
+    let take = PathBuf::from(take);
+    let data = std::fs::read(&take).unwrap_or_else(|e| fail(format!("{}: {e}", take.display())));
+    let clip = source::read(&take, &data, &ReadOptions { asf, fps: None })
+        .unwrap_or_else(|e| fail(e.to_string()));
+    let profile = Profile::builtin(model).unwrap_or_else(|| {
+        fail(format!(
+            "{model}: not a built-in profile (ERS-7, ERS-210, ERS-220)"
+        ))
+    });
+    let built = pipeline::build(&clip, &profile, &BuildOptions::default())
+        .unwrap_or_else(|e| fail(format!("{}: cannot build: {e}", take.display())));
+    let Some(kept) = built.balance.as_ref() else {
+        fail("the build ran no balance stage".into())
+    };
+    let tracks = &built.tracks;
+    let frame_s = tracks.frame_time;
+    // Both motions at each performance frame, as the likeness reads them.
+    let staged: Vec<Vec<f64>> = (0..tracks.frames)
+        .map_while(played(&built.motion, built.source_start_ms, tracks))
+        .collect();
+    let without: Vec<Vec<f64>> = (0..tracks.frames)
+        .map_while(played(&kept.without, kept.without_source_start_ms, tracks))
+        .collect();
+    let walking = built.walking_s();
+    let plan = &kept.plan;
+    let per_window = ((window_s / frame_s).round() as usize).max(1);
+    println!(
+        "{}, {model}: windows of {:.2} s; the robot walks over {:?} s (not compared)",
+        take.display(),
+        per_window as f64 * frame_s,
+        walking
+            .iter()
+            .map(|&(a, b)| format!("{a:.2}-{b:.2}"))
+            .collect::<Vec<_>>()
+    );
+    println!("start  paws  overall (without)  segments: with/without");
+    for first in (0..staged.len().min(without.len())).step_by(per_window) {
+        let last = (first + per_window).min(staged.len());
+        // The likeness of this window alone: everything outside it counts as walking,
+        // which the likeness leaves out.
+        let (from_s, to_s) = (first as f64 * frame_s, last as f64 * frame_s);
+        let mut outside = walking.clone();
+        outside.push((f64::NEG_INFINITY, from_s - frame_s / 2.0));
+        outside.push((to_s - frame_s / 2.0, f64::INFINITY));
+        let with = likeness_of(tracks, &profile, &outside, |f| staged.get(f).cloned());
+        let off = likeness_of(tracks, &profile, &outside, |f| without.get(f).cloned());
+        let (Some(with), Some(off)) = (with, off) else {
+            continue;
+        };
+        if with.limbs_s == 0.0 {
+            continue;
+        }
+        let row = plan.row_at((from_s + to_s) / 2.0);
+        let paws: String = (0..4)
+            .map(|p| {
+                if row >= plan.rows {
+                    '-'
+                } else if plan.down(row, p) {
+                    'D'
+                } else {
+                    'u'
+                }
+            })
+            .collect();
+        let segments: Vec<String> = with
+            .segments
+            .iter()
+            .zip(&off.segments)
+            .map(|(a, b)| format!("{:.0}/{:.0}", a.figure.median_deg, b.figure.median_deg))
+            .collect();
+        println!(
+            "{from_s:6.2} {paws}  {:5.1} ({:5.1})  {}",
+            with.overall.median_deg,
+            off.overall.median_deg,
+            segments.join(" ")
+        );
+    }
+}
+
+fn fail(message: String) -> ! {
+    eprintln!("likeness_timeline: {message}");
+    std::process::exit(2);
+}
