@@ -71,6 +71,23 @@ fn main() {
             .map(|&(a, b)| format!("{a:.2}-{b:.2}"))
             .collect::<Vec<_>>()
     );
+    // The plan's lifts beside the gestures they serve, in performance seconds.
+    let seconds = |row: usize| row.saturating_sub(plan.padding.lead) as f64 * plan.row_s;
+    let spans = |paw: usize, spans: &mut dyn Iterator<Item = (usize, usize)>| {
+        let said: Vec<String> = spans
+            .map(|(a, b)| format!("{:.2}-{:.2}", seconds(a), seconds(b)))
+            .collect();
+        format!("{} {}", ["lf", "rf", "lh", "rh"][paw], said.join(" "))
+    };
+    for paw in 0..4 {
+        let lifts = plan.lifts.iter().filter(|l| l.paw == paw);
+        let wants = plan.wants.iter().filter(|w| w.paw == paw);
+        println!(
+            "  lifted: {}; its limb gestures: {}",
+            spans(paw, &mut lifts.map(|l| (l.start, l.end))),
+            spans(paw, &mut wants.map(|w| (w.start, w.end)))
+        );
+    }
     println!("start  paws  overall (without)  segments: with/without");
     for first in (0..staged.len().min(without.len())).step_by(per_window) {
         let last = (first + per_window).min(staged.len());

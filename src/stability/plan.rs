@@ -563,17 +563,18 @@ fn padded_plan(
         }
     }
     plan.wants = candidates.iter().map(|c| c.want).collect();
+    let gap = plan.gap_rows();
     // Arms before steps; higher and livelier first. Each gesture that lasts takes what
     // the chosen ones leave, keeping the dwell and the weight shift clear around them,
     // and the motion's first and last rows (the ramps from and to the postures stand on
     // all four paws).
     candidates.retain(|c| c.want.end - c.want.start >= min_up);
+    let mut candidates = joined(candidates, gap);
     candidates.sort_by(|a, b| {
         is_front(b.want.paw)
             .cmp(&is_front(a.want.paw))
             .then(b.score.total_cmp(&a.score))
     });
-    let gap = plan.gap_rows();
     let edges = [(0, 1), (rows.saturating_sub(1), rows + 1)];
     let mut chosen: Vec<Lift> = Vec::new();
     for c in candidates {
@@ -598,9 +599,67 @@ fn padded_plan(
     (plan, wanted)
 }
 
+/// `candidates` (each paw's in time order) with two of a paw's lasting gestures joined
+/// into one where the second would lift within `gap` rows (the dwell and the weight
+/// shift) of the first's landing: the paw stays up across the limb's dip. Apart, the
+/// later gesture (chosen first when it scores higher) cut the earlier one's lift short to
+/// leave the gap, so the paw came down during the gesture to stand the dwell and lift
+/// again: the fair1 dab's left arm on the ERS-210 and ERS-220 (29.0 → 25.1°), Boxing_Toes
+/// on the ERS-7 (19.8 → 18.2°) and the ERS-210/220 (21.1 → 20.9°), rokoko (0.6–1.4°
+/// lower); the jumping jacks 0.2° higher on the ERS-7, and the dab there needs three
+/// repairs instead of one (26.0 → 28.9°), 2026-12-02.
+fn joined(candidates: Vec<Candidate>, gap: usize) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::with_capacity(candidates.len());
+    for c in candidates {
+        match out.last_mut() {
+            Some(last) if last.want.paw == c.want.paw && c.lifted.0 < last.lifted.1 + gap => {
+                last.want.end = c.want.end;
+                last.lifted.1 = last.lifted.1.max(c.lifted.1);
+                last.score += c.score;
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_paw_stays_up_across_a_dip_shorter_than_the_gap_and_no_other() {
+        let candidate = |paw, start, end, lifted: (usize, usize)| Candidate {
+            want: Want { paw, start, end },
+            lifted,
+            score: 1.0,
+        };
+        let gap = 38;
+        let joined = joined(
+            vec![
+                // lf: lands on row 120 and lifts again on 157, 37 rows later; lands on
+                // 240 and lifts again on 278, the whole gap later.
+                candidate(0, 10, 100, (2, 120)),
+                candidate(0, 165, 220, (157, 240)),
+                candidate(0, 286, 300, (278, 320)),
+                // rf: lifts on 330, within the gap of lf's landing: another paw's.
+                candidate(1, 338, 360, (330, 380)),
+            ],
+            gap,
+        );
+        let spans: Vec<_> = joined
+            .iter()
+            .map(|c| (c.want.paw, c.want.start, c.want.end, c.lifted, c.score))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                (0, 10, 220, (2, 240), 2.0),
+                (0, 286, 300, (278, 320), 1.0),
+                (1, 338, 360, (330, 380), 1.0),
+            ]
+        );
+    }
 
     #[test]
     fn carving_leaves_what_lies_outside_the_blocks() {
