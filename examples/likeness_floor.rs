@@ -36,47 +36,25 @@
 //! `cargo run --release --example likeness_floor -- TAKE PROFILE [--asf ASF] [--margin MM]`
 //! prints the overall median likeness without the stage, with it, and at the yardstick.
 
+mod common;
+
 use aibo_motion::likeness::{likeness_of, played};
-use aibo_motion::pipeline::{self, BuildOptions};
 use aibo_motion::robot::legs::{Leg, LegId};
-use aibo_motion::robot::profile::Profile;
 use aibo_motion::robot::skeleton::Skeleton;
-use aibo_motion::source::{self, ReadOptions};
 use aibo_motion::stability::body::Body;
 use aibo_motion::stability::support::convex_hull;
 use glam::{DVec2, DVec3};
-use std::path::PathBuf;
 
 /// A paw this close above the lowest counts as down, mm (as the static test has it).
 const TOUCH_MM: f64 = 5.0;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (Some(take), Some(model)) = (args.first(), args.get(1)) else {
-        eprintln!("usage: likeness_floor TAKE PROFILE [--asf ASF] [--margin MM]");
-        std::process::exit(2);
-    };
-    let option = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-    };
-    let asf = option("--asf").map(PathBuf::from);
-    let margin: Option<f64> = option("--margin").map(|m| {
+    let args = common::Args::read("likeness_floor", " [--margin MM]");
+    let margin: Option<f64> = args.option("--margin").map(|m| {
         m.parse()
-            .unwrap_or_else(|_| fail(format!("--margin {m}: not a number of mm")))
+            .unwrap_or_else(|_| args.fail(format!("--margin {m}: not a number of mm")))
     });
-    let take = PathBuf::from(take);
-    let data = std::fs::read(&take).unwrap_or_else(|e| fail(format!("{}: {e}", take.display())));
-    let clip = source::read(&take, &data, &ReadOptions { asf, fps: None })
-        .unwrap_or_else(|e| fail(e.to_string()));
-    let profile = Profile::builtin(model).unwrap_or_else(|| {
-        fail(format!(
-            "{model}: not a built-in profile (ERS-7, ERS-210, ERS-220)"
-        ))
-    });
-    let built = pipeline::build(&clip, &profile, &BuildOptions::default())
-        .unwrap_or_else(|e| fail(format!("{}: cannot build: {e}", take.display())));
+    let (profile, built) = args.build();
     let kept = built.balance.as_ref().expect("the stage ran");
     let margin = margin.unwrap_or(kept.margin_mm);
     let walking = built.walking_s();
@@ -256,8 +234,8 @@ fn main() {
         .expect("a likeness");
     println!(
         "{} {}: overall median without the stage {:.1}°, with it {:.1}°, yardstick {:.1}° at {margin} mm (rise {:+.1}° against {:+.1}°); a paw up on {:.0}% of the frames compared; the stage's pose where the yardstick's could not be found: {:.0}%; the static test finds {} of the yardstick's {} poses off their paws or short of the margin",
-        take.file_name().unwrap_or_default().to_string_lossy(),
-        model,
+        args.take.file_name().unwrap_or_default().to_string_lossy(),
+        args.model,
         before.overall.median_deg,
         stage.overall.median_deg,
         at_floor.overall.median_deg,
@@ -268,12 +246,6 @@ fn main() {
         unmet,
         judged,
     );
-}
-
-/// Says why it cannot measure, and stops.
-fn fail(why: String) -> ! {
-    eprintln!("likeness_floor: {why}");
-    std::process::exit(2)
 }
 
 /// The point nearest `c` at least `margin` inside the convex polygon of `points`; `None`

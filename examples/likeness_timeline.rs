@@ -13,42 +13,20 @@
 //! down, `u` up, `-` past the plan), the overall median with the stage and without it,
 //! then each segment's median with and without (upper and lower leg of lf, rf, lh, rh).
 
+mod common;
+
 use aibo_motion::likeness::{likeness_of, played};
-use aibo_motion::pipeline::{self, BuildOptions};
-use aibo_motion::robot::profile::Profile;
-use aibo_motion::source::{self, ReadOptions};
-use std::path::PathBuf;
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (Some(take), Some(model)) = (args.first(), args.get(1)) else {
-        eprintln!("usage: likeness_timeline TAKE PROFILE [--asf ASF] [--window S]");
-        std::process::exit(2);
-    };
-    let option = |name: &str| {
-        args.iter()
-            .position(|a| a == name)
-            .and_then(|i| args.get(i + 1))
-    };
-    let asf = option("--asf").map(PathBuf::from);
-    let window_s: f64 = match option("--window").map(|w| w.parse::<f64>()) {
+    let args = common::Args::read("likeness_timeline", " [--window S]");
+    let window_s: f64 = match args.option("--window").map(str::parse::<f64>) {
         None => 0.25,
         Some(Ok(w)) if w > 0.0 && w.is_finite() => w,
-        Some(_) => fail("--window: a number of seconds above 0".into()),
+        Some(_) => args.fail("--window: a number of seconds above 0".into()),
     };
-    let take = PathBuf::from(take);
-    let data = std::fs::read(&take).unwrap_or_else(|e| fail(format!("{}: {e}", take.display())));
-    let clip = source::read(&take, &data, &ReadOptions { asf, fps: None })
-        .unwrap_or_else(|e| fail(e.to_string()));
-    let profile = Profile::builtin(model).unwrap_or_else(|| {
-        fail(format!(
-            "{model}: not a built-in profile (ERS-7, ERS-210, ERS-220)"
-        ))
-    });
-    let built = pipeline::build(&clip, &profile, &BuildOptions::default())
-        .unwrap_or_else(|e| fail(format!("{}: cannot build: {e}", take.display())));
+    let (profile, built) = args.build();
     let Some(kept) = built.balance.as_ref() else {
-        fail("the build ran no balance stage".into())
+        args.fail("the build ran no balance stage".into())
     };
     let tracks = &built.tracks;
     let frame_s = tracks.frame_time;
@@ -63,8 +41,9 @@ fn main() {
     let plan = &kept.plan;
     let per_window = ((window_s / frame_s).round() as usize).max(1);
     println!(
-        "{}, {model}: windows of {:.2} s; the robot walks over {:?} s (not compared)",
-        take.display(),
+        "{}, {}: windows of {:.2} s; the robot walks over {:?} s (not compared)",
+        args.take.display(),
+        args.model,
         per_window as f64 * frame_s,
         walking
             .iter()
@@ -130,9 +109,4 @@ fn main() {
             segments.join(" ")
         );
     }
-}
-
-fn fail(message: String) -> ! {
-    eprintln!("likeness_timeline: {message}");
-    std::process::exit(2);
 }
