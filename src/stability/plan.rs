@@ -601,10 +601,9 @@ fn padded_plan(
 
 /// `candidates` (each paw's in time order) with two of a paw's lasting gestures joined
 /// into one where the second would lift within `gap` rows (the dwell and the weight
-/// shift) of the first's landing: the paw stays up across the limb's dip. Apart, the
-/// later gesture (chosen first when it scores higher) cut the earlier one's lift short to
-/// leave the gap, so the paw came down during the gesture to stand the dwell and lift
-/// again: the fair1 dab's left arm on the ERS-210 and ERS-220 (29.0 → 25.1°), Boxing_Toes
+/// shift) of the first's landing: the paw stays up across the limb's dip. Apart,
+/// whichever was chosen first cut the other's lift short to leave the gap, so the paw
+/// came down during the gesture to stand the dwell and lift again: the fair1 dab's left arm on the ERS-210 and ERS-220 (29.0 → 25.1°), Boxing_Toes
 /// on the ERS-7 (19.8 → 18.2°) and the ERS-210/220 (21.1 → 20.9°), rokoko (0.6–1.4°
 /// lower); the jumping jacks 0.2° higher on the ERS-7, and the dab there needs three
 /// repairs instead of one (26.0 → 28.9°), 2026-12-02.
