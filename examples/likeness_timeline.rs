@@ -40,8 +40,8 @@ fn main() {
     let walking = built.walking_s();
     let plan = &kept.plan;
     let per_window = ((window_s / frame_s).round() as usize).max(1);
-    println!(
-        "{}, {}: windows of {:.2} s; the robot walks over {:?} s (not compared)",
+    common::say(format_args!(
+        "{}, {}: windows of {:.2} s; the robot walks over [{}] s (not compared)",
         args.take.display(),
         args.model,
         per_window as f64 * frame_s,
@@ -49,7 +49,8 @@ fn main() {
             .iter()
             .map(|&(a, b)| format!("{a:.2}-{b:.2}"))
             .collect::<Vec<_>>()
-    );
+            .join(", ")
+    ));
     // The plan's lifts beside the gestures they serve, in performance seconds.
     let seconds = |row: usize| row.saturating_sub(plan.padding.lead) as f64 * plan.row_s;
     let spans = |paw: usize, spans: &mut dyn Iterator<Item = (usize, usize)>| {
@@ -61,13 +62,15 @@ fn main() {
     for paw in 0..4 {
         let lifts = plan.lifts.iter().filter(|l| l.paw == paw);
         let wants = plan.wants.iter().filter(|w| w.paw == paw);
-        println!(
+        common::say(format_args!(
             "  lifted: {}; its limb gestures: {}",
             spans(paw, &mut lifts.map(|l| (l.start, l.end))),
             spans(paw, &mut wants.map(|w| (w.start, w.end)))
-        );
+        ));
     }
-    println!("start  paws  overall (without)  segments: with/without");
+    common::say(format_args!(
+        "start  paws  overall (without)  segments: with/without"
+    ));
     for first in (0..staged.len().min(without.len())).step_by(per_window) {
         let last = (first + per_window).min(staged.len());
         // The likeness of this window alone: everything outside it counts as walking,
@@ -102,11 +105,11 @@ fn main() {
             .zip(&off.segments)
             .map(|(a, b)| format!("{:.0}/{:.0}", a.figure.median_deg, b.figure.median_deg))
             .collect();
-        println!(
+        common::say(format_args!(
             "{from_s:6.2} {paws}  {:5.1} ({:5.1})  {}",
             with.overall.median_deg,
             off.overall.median_deg,
             segments.join(" ")
-        );
+        ));
     }
 }

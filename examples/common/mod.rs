@@ -4,6 +4,7 @@
 use aibo_motion::pipeline::{self, BuildOptions, Built};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::{self, ReadOptions};
+use std::io::Write;
 use std::path::PathBuf;
 
 /// A tool's command line.
@@ -61,5 +62,12 @@ impl Args {
     pub fn fail(&self, why: String) -> ! {
         eprintln!("{}: {why}", self.tool);
         std::process::exit(2)
+    }
+}
+
+/// Writes a line on stdout; a reader that has gone (`| head`) ends the tool quietly.
+pub fn say(line: std::fmt::Arguments) {
+    if writeln!(std::io::stdout().lock(), "{line}").is_err() {
+        std::process::exit(0);
     }
 }
