@@ -232,7 +232,7 @@ fn main() {
     let before = built.likeness_without(&profile).expect("a likeness");
     let at_floor = likeness_of(&built.tracks, &profile, &walking, |f| floor.get(f).cloned())
         .expect("a likeness");
-    println!(
+    common::say(format_args!(
         "{} {}: overall median without the stage {:.1}°, with it {:.1}°, yardstick {:.1}° at {margin} mm (rise {:+.1}° against {:+.1}°); a paw up on {:.0}% of the frames compared; the stage's pose where the yardstick's could not be found: {:.0}%; the static test finds {} of the yardstick's {} poses off their paws or short of the margin",
         args.take.file_name().unwrap_or_default().to_string_lossy(),
         args.model,
@@ -245,7 +245,7 @@ fn main() {
         100.0 * unreached as f64 / compared.max(1) as f64,
         unmet,
         judged,
-    );
+    ));
 }
 
 /// The point nearest `c` at least `margin` inside the convex polygon of `points`; `None`
