@@ -9,7 +9,8 @@
 //! with the `physics` feature, the simulation on the same frames (with [`PROOF_TORQUE`]
 //! of the servos' torque: a twenty-year-old robot's servos are not new). Where either
 //! still finds a fall, the stage is run again with a wider margin around it, then with
-//! every paw held down there, a bounded number of times. A motion that still falls is
+//! every paw held down there (each place where it falls in turn climbs that ladder on
+//! its own, `mending`), a bounded number of times. A motion that still falls is
 //! returned with the proof that says so: the caller must say it.
 //!
 //! A walk may take the robot longer than the performer took. By default the take's
@@ -36,9 +37,11 @@ use crate::stability::stage::{self, RowReport, Stage};
 use crate::stability::walking::{self, Way};
 use crate::stability::{statics, BalanceError};
 
+mod mending;
 mod spots;
 mod walks;
 
+use mending::{Mended, MEND_NEAR_MS};
 use spots::on_likelier_spots;
 pub use spots::{MovedSpots, Spots};
 #[cfg(feature = "physics")]
@@ -537,6 +540,7 @@ fn keep_planned(
     } = planned;
     let mut margins = vec![margin; grid.rows.len()];
     let mut repairs = 0;
+    let mut mended = Mended::default();
     loop {
         let mut balanced = balanced
             .take()
@@ -577,7 +581,11 @@ fn keep_planned(
             return Ok((keyed, kept));
         }
         // Back to the stage, around each fall: first a wider margin, then every paw
-        // down, then both over a wider stretch; last, every paw down throughout.
+        // down, then both over a wider stretch; last, every paw down throughout. Each
+        // place climbs that ladder on its own: the simulation stops at the first fall, so
+        // a fall further on is met only once the one before it is mended, and starts
+        // from the mildest repair (the fair1 dab on the ERS-7 fell in three places, and
+        // the second and third were held down for it).
         repairs += 1;
         if repairs == REPAIRS {
             plan.lifts.clear();
@@ -591,19 +599,22 @@ fn keep_planned(
         let row_of = |ms: u64| {
             (ms.saturating_sub(keyed.source_start_ms) / u64::from(grid.frame_ms)) as usize
         };
-        let reach = u64::from(if repairs == 2 { 1000u32 } else { 500 });
         let blend = walking::blend_rows(grid.step_s());
         for (from, to) in windows {
+            let fell = (row_of(from), row_of(to));
+            let near = (MEND_NEAR_MS / u64::from(grid.frame_ms)) as usize;
+            let step = mended.step(fell, near, repairs);
+            let reach = u64::from(if step == 2 { 1000u32 } else { 500 });
             let (a, b) = (
                 row_of(from.saturating_sub(reach)),
                 row_of(to + reach).min(grid.rows.len()),
             );
-            if repairs != 2 {
+            if step != 2 {
                 for m in margins.iter_mut().take(b).skip(a) {
                     *m += 10.0;
                 }
             }
-            if repairs >= 2 {
+            if step >= 2 {
                 plan.hold(a, b);
             }
             // A walk the proof has fall is no help to the stage's margins: the robot
