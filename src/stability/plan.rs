@@ -606,7 +606,9 @@ fn padded_plan(
 /// came down during the gesture to stand the dwell and lift again: the fair1 dab's left arm on the ERS-210 and ERS-220 (29.0 → 25.1°), Boxing_Toes
 /// on the ERS-7 (19.8 → 18.2°) and the ERS-210/220 (21.1 → 20.9°), rokoko (0.6–1.4°
 /// lower); the jumping jacks 0.2° higher on the ERS-7, and the dab there needs three
-/// repairs instead of one (26.0 → 28.9°), 2026-12-02.
+/// repairs instead of one (26.0 → 28.9°, and 26.2° since each place of a fall climbs
+/// the repairs on its own and a landing leg's joints follow the performer longer),
+/// 2026-12-02.
 fn joined(candidates: Vec<Candidate>, gap: usize) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::with_capacity(candidates.len());
     for c in candidates {
