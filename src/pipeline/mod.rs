@@ -600,9 +600,9 @@ fn keep_planned(
             (ms.saturating_sub(keyed.source_start_ms) / u64::from(grid.frame_ms)) as usize
         };
         let blend = walking::blend_rows(grid.step_s());
+        let near = (MEND_NEAR_MS / u64::from(grid.frame_ms)) as usize;
         for (from, to) in windows {
             let fell = (row_of(from), row_of(to));
-            let near = (MEND_NEAR_MS / u64::from(grid.frame_ms)) as usize;
             let step = mended.step(fell, near, repairs);
             let reach = u64::from(if step == 2 { 1000u32 } else { 500 });
             let (a, b) = (

@@ -1273,4 +1273,56 @@ mod tests {
         // The stage did something: the body leaned as the leg swung.
         assert!(whole.rows.iter().any(|r| r.body_mm.length() > 1.0));
     }
+
+    #[test]
+    fn a_landing_leg_s_quick_joint_follows_the_performer_until_its_own_way_down_needs_the_rows() {
+        use super::super::plan::Lift;
+        let profile = Profile::builtin("ERS-7").unwrap();
+        let stand = profile.postures["stand"].joints.clone();
+        let stage = Stage::new(&profile, 16, &stand).unwrap();
+        let column = |name: &str| profile.joint_index(name).unwrap();
+        let (j1, j2) = (column("rf_j1"), column("rf_j2"));
+        // The right arm raised far forward over rows 40..210 (a long way down for J1),
+        // its abduction swaying a little out from the stand's (a short way for J2).
+        let target_j2 = |k: usize| stand[j2] + 0.2 + 0.1 * (k as f64 * 0.1).sin();
+        let rows: Vec<Vec<f64>> = (0..260)
+            .map(|k| {
+                let mut joints = stand.clone();
+                if (40..210).contains(&k) {
+                    joints[j1] += 1.6;
+                    joints[j2] = target_j2(k);
+                }
+                [0.0, 0.0, 0.0].into_iter().chain(joints).collect()
+            })
+            .collect();
+        let grid = Grid { rows, frame_ms: 16 };
+        let mut plan = Plan::standing(grid.rows.len(), 0.016);
+        plan.lifts = vec![Lift {
+            paw: 1,
+            start: 60,
+            end: 200,
+        }];
+        let margin = vec![DEFAULT_MARGIN_MM; grid.rows.len()];
+        let out = stage.balance(&grid, &plan, &margin);
+        let at = |k: usize, j: usize| out.grid.rows[k][BODY_ANGLES + j];
+        // J1 is on its way down well before the lift ends (the plan's own landing is
+        // its last 13 rows) ...
+        let up = at(150, j1);
+        assert!(up > stand[j1] + 1.4, "J1 up at {up:.2}");
+        assert!(at(180, j1) < up - 0.3, "J1 {:.2} at row 180", at(180, j1));
+        // ... while J2 still follows the performer there, and heads down only over the
+        // last rows.
+        for k in 150..180 {
+            assert!(
+                (at(k, j2) - target_j2(k)).abs() < 0.03,
+                "row {k}: J2 {:.3} against the performer's {:.3}",
+                at(k, j2),
+                target_j2(k)
+            );
+        }
+        // By the lift's end it has left the performer for its angle on the spot, and
+        // every row had a solution.
+        assert!((at(200, j2) - target_j2(200)).abs() > 0.05);
+        assert!(out.rows.iter().all(|r| !r.held));
+    }
 }
