@@ -238,6 +238,49 @@ pub fn likeness_of(
     })
 }
 
+/// On each of `tracks`' frames, how much more the robot leg that plays `limb` looks like
+/// the limb (degrees, its two segments' angles summed, as [`likeness_of`] measures them)
+/// following the limb's tracks, within the joints' limits, than held in the stand
+/// posture: what raising that leg's paw buys. `None` where the profile has no skeleton
+/// or stand posture to pose, or the performer not the limb.
+pub fn lift_gains(tracks: &Tracks, profile: &Profile, limb: Limb) -> Option<Vec<f64>> {
+    let skeleton = Skeleton::of(profile).ok()?;
+    let stand = profile.postures.get("stand")?;
+    let &(_, prefix, _) = LEGS.iter().find(|(l, _, _)| *l == limb)?;
+    let bone = |name: String| skeleton.bones.iter().position(|b| b.name == name);
+    let hip = bone(format!("{prefix}_j1"))?;
+    let knee = bone(format!("{prefix}_j3"))?;
+    let paw = bone(format!("{prefix}_paw"))?;
+    let segments = |angles: &[f64]| {
+        let p = skeleton.pose(angles, [0.0; 3]).positions;
+        (p[knee] - p[hip], p[paw] - p[knee])
+    };
+    let (stand_upper, stand_lower) = segments(&stand.joints);
+    let leg: Vec<usize> = (1..=3)
+        .filter_map(|k| {
+            let name = format!("{prefix}_j{k}");
+            profile.joints.iter().position(|j| j.name == name)
+        })
+        .collect();
+    let track = tracks.performer.limb(limb)?;
+    let mut angles = stand.joints.clone();
+    let gains = track.bones.iter().enumerate().map(|(f, &(upper, lower))| {
+        for &j in &leg {
+            let wanted = tracks.joints[j].as_ref().and_then(|t| t.get(f)).copied();
+            let wanted = wanted.unwrap_or(stand.joints[j]);
+            angles[j] = profile.joints[j]
+                .limits
+                .map_or(wanted, |l| wanted.clamp(l.min, l.max));
+        }
+        let (free_upper, free_lower) = segments(&angles);
+        let held = angle_deg(upper, stand_upper) + angle_deg(lower, stand_lower);
+        let free = angle_deg(upper, free_upper) + angle_deg(lower, free_lower);
+        // NaN (a zero-length segment) gains nothing.
+        (held - free).max(0.0)
+    });
+    Some(gains.collect())
+}
+
 /// The angle between two directions, degrees; NaN where either is zero.
 fn angle_deg(a: DVec3, b: DVec3) -> f64 {
     match (a.try_normalize(), b.try_normalize()) {

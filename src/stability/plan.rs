@@ -5,7 +5,8 @@
 //! the shoulder, so an arm hanging with its elbow bent keeps its paw down; a hind paw:
 //! the foot lifted above the other, a step), only one at a time, and only for long enough
 //! to be worth the weight shift before it. Where the performer raises both arms, the arm
-//! that is higher and livelier over its span wins and the other paw stays planted;
+//! whose paw buys more likeness raised over its span wins (the angles its leg would lose
+//! held in the stand, [`crate::likeness::lift_gains`]) and the other paw stays planted;
 //! arm gestures win over steps. Every lift is preceded by a weight shift and followed
 //! by a dwell with all four paws down, so contacts do not flicker.
 //!
@@ -36,10 +37,6 @@ const ARM_LOWERED: f64 = -0.5;
 /// down again. The shared walks lift a foot 0.12 to 0.25 of the leg.
 const FOOT_LIFTED: f64 = 0.12;
 const FOOT_DOWN: f64 = 0.06;
-
-/// How much an arm's movement counts beside its height, choosing between two raised
-/// arms (per arm length per second).
-const LIVELINESS: f64 = 0.3;
 
 /// The plan's timing, seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,7 +75,9 @@ pub struct Lift {
 }
 
 /// A limb's gesture, the rows its paw would be up for it (rising before the limb crosses
-/// its threshold, landing after it crosses back), and how high and lively it was.
+/// its threshold, landing after it crosses back), and what raising its paw buys over them
+/// (the likeness gained, degrees summed over rows; where the robot has no skeleton to
+/// measure it, how far above its threshold the signal went).
 struct Candidate {
     want: Want,
     lifted: (usize, usize),
@@ -488,7 +487,7 @@ fn padded_plan(
             .iter()
             .any(|j| j.name == format!("{prefix}_j1"))
     };
-    // Each limb's spans of gesture, with a score: how high and how lively, in total.
+    // Each limb's spans of gesture, with a score: what raising its paw buys, in total.
     let mut candidates: Vec<Candidate> = Vec::new();
     plan.limbs = drivers(tracks);
     for (paw, limb) in plan.limbs.into_iter().enumerate() {
@@ -499,6 +498,7 @@ fn padded_plan(
         let Some(signal) = signal(tracks, limb) else {
             continue;
         };
+        let gains = crate::likeness::lift_gains(tracks, profile, limb);
         let (raise, lower) = if is_front(paw) {
             (ARM_RAISED, ARM_LOWERED)
         } else {
@@ -551,20 +551,16 @@ fn padded_plan(
                 continue;
             }
             if up {
-                let before = row.checked_sub(1).map_or(v, at);
-                // No speed on the first row after the lead.
-                let speed = if before.is_finite() {
-                    (v - before).abs() / row_s
-                } else {
-                    0.0
+                score += match &gains {
+                    Some(gains) => gains.get(frame_of(row)).copied().unwrap_or(0.0),
+                    None => v - lower,
                 };
-                score += (v - lower) + LIVELINESS * speed;
             }
         }
     }
     plan.wants = candidates.iter().map(|c| c.want).collect();
     let gap = plan.gap_rows();
-    // Arms before steps; higher and livelier first. Each gesture that lasts takes what
+    // Arms before steps; what buys most first. Each gesture that lasts takes what
     // the chosen ones leave, keeping the dwell and the weight shift clear around them,
     // and the motion's first and last rows (the ramps from and to the postures stand on
     // all four paws).

@@ -125,6 +125,62 @@ fn a_performer_who_raises_both_arms_gets_one_front_paw_up_and_stays_up() {
 }
 
 #[test]
+fn of_two_raised_arms_the_paw_rises_for_the_one_a_leg_can_show() {
+    // The left arm reaches forward and a little out, the elbow a little bent: a front
+    // leg can play that. The right hand goes higher, overhead and out to the side, past
+    // the reach of a front leg's joints.
+    let overhead = [("RightArm", 'x', -155.0), ("RightArm", 'z', -90.0)];
+    let reach = [
+        ("LeftArm", 'x', -85.0),
+        ("LeftArm", 'z', 35.0),
+        ("LeftForeArm", 'x', -20.0),
+    ];
+    let both = [&reach[..], &overhead[..]].concat();
+    let raised_in = |built: &Built, profile: &Profile| -> Vec<&'static str> {
+        let frames = standing_on(&built.motion, profile);
+        let hold = &frames[dense_range(built, 2.25, 3.75)];
+        ["lf", "rf"]
+            .into_iter()
+            .filter(|paw| hold.iter().all(|f| !down(f, paw)))
+            .collect()
+    };
+    for model in ["ERS-7", "ERS-210"] {
+        let (profile, chosen) = built(
+            model,
+            &performance(&both, 3.0, |_| vec![]),
+            Balance::default(),
+        );
+        assert_stays_up(&chosen.motion, &profile, model);
+        assert_eq!(raised_in(&chosen, &profile), ["lf"], "{model}");
+        // The other choice, made by the same stage for a performer whose left arm hangs,
+        // and measured against the one who raised both: it looks less like them.
+        let (_, other) = built(
+            model,
+            &performance(&overhead, 3.0, |_| vec![]),
+            Balance::default(),
+        );
+        assert_eq!(raised_in(&other, &profile), ["rf"], "{model}");
+        let like = |b: &Built| {
+            aibo_motion::likeness::likeness(
+                &chosen.tracks,
+                &profile,
+                &b.motion,
+                b.source_start_ms,
+                &[],
+            )
+            .unwrap()
+            .overall
+            .median_deg
+        };
+        let (chosen, other) = (like(&chosen), like(&other));
+        assert!(
+            chosen + 2.0 < other,
+            "{model}: {chosen:.1}° with the left paw up, {other:.1}° with the right"
+        );
+    }
+}
+
+#[test]
 fn a_one_arm_wave_keeps_the_idle_paw_down_and_the_wave() {
     // The right arm up and waving from the elbow; the left arm hangs with its elbow bent.
     let pose = [
@@ -760,13 +816,14 @@ fn from_the_hind_paws(motion: &Motion, profile: &Profile) -> Vec<glam::DVec2> {
 
 #[test]
 fn with_a_front_paw_up_the_front_paws_planted_forward_shift_the_weight_less() {
-    // Both arms raised, the right one waving, for most of the take: the right front paw
-    // lifts, the left is held down, and the centre of mass must cross the diagonal from
-    // the left front paw to the right hind paw. Planted further forward, the left front
-    // paw turns that diagonal toward the raised paw, so the body need not travel as far
-    // over it. (On the ERS-210 the stance's spots still score better here: 17.3° against
-    // 17.6°, and the build keeps them.)
-    let pose = [("RightArm", 'x', -130.0), ("LeftArm", 'x', -130.0)];
+    // Both arms raised, the right one higher and waving, for most of the take: the right
+    // front paw lifts, the left is held down, and the centre of mass must cross the
+    // diagonal from the left front paw to the right hind paw. Planted further forward,
+    // the left front paw turns that diagonal toward the raised paw, so the body need not
+    // travel as far over it. (With both arms equally high, the left paw rises now, whose
+    // still arm a leg shows better than the right's sideways wave: 15.4° against 19.4°
+    // with the right paw up, and there the stance's spots serve best.)
+    let pose = [("RightArm", 'x', -130.0), ("LeftArm", 'x', -110.0)];
     let wave = |t: f64| vec![("RightForeArm", 'z', 35.0 * (t * 9.0).sin())];
     let frames = performance(&pose, 8.0, wave);
     let model = "ERS-7";
