@@ -439,21 +439,26 @@ pub fn plan(
     row_s: f64,
     landing_rows: &dyn Fn(usize, usize) -> usize,
 ) -> Plan {
-    let (unpadded, wanted) = padded_plan(tracks, profile, rows, row_s, landing_rows, None);
+    // What raising each paw buys, measured once for both plans.
+    let gains = drivers(tracks)
+        .map(|limb| limb.and_then(|limb| crate::likeness::lift_gains(tracks, profile, limb)));
+    let plan = |padding| padded_plan(tracks, profile, &gains, rows, row_s, landing_rows, padding);
+    let (unpadded, wanted) = plan(None);
     if wanted == Padding::default() {
         unpadded
     } else {
-        padded_plan(tracks, profile, rows, row_s, landing_rows, Some(wanted)).0
+        plan(Some(wanted)).0
     }
 }
 
 /// The contact plan with `padding` around the performance's rows, and the padding it
 /// wants (meaningful when made without any): a lead where a gesture starts too early for
 /// its weight shift, a tail where a lift would outlast the performance. In the lead no
-/// limb gestures.
+/// limb gestures. `gains` are [`crate::likeness::lift_gains`] of each paw's limb.
 fn padded_plan(
     tracks: &Tracks,
     profile: &Profile,
+    gains: &[Option<Vec<f64>>; 4],
     performed: usize,
     row_s: f64,
     landing_rows: &dyn Fn(usize, usize) -> usize,
@@ -498,7 +503,6 @@ fn padded_plan(
         let Some(signal) = signal(tracks, limb) else {
             continue;
         };
-        let gains = crate::likeness::lift_gains(tracks, profile, limb);
         let (raise, lower) = if is_front(paw) {
             (ARM_RAISED, ARM_LOWERED)
         } else {
@@ -551,7 +555,7 @@ fn padded_plan(
                 continue;
             }
             if up {
-                score += match &gains {
+                score += match &gains[paw] {
                     Some(gains) => gains.get(frame_of(row)).copied().unwrap_or(0.0),
                     None => v - lower,
                 };

@@ -66,6 +66,15 @@ fn down(frame: &[String], paw: &str) -> bool {
     frame.iter().any(|p| p == &format!("{paw} paw"))
 }
 
+/// The front paws off the floor in every one of `frames` (what the static test stands
+/// the robot on, as [`standing_on`]).
+fn front_paws_up_throughout(frames: &[Vec<String>]) -> Vec<&'static str> {
+    ["lf", "rf"]
+        .into_iter()
+        .filter(|paw| frames.iter().all(|f| !down(f, paw)))
+        .collect()
+}
+
 /// Still for a second, `pose` reached over half a second and held for `hold` seconds
 /// (with `extra(t)` added at t seconds into the hold), then back and still again.
 fn performance(
@@ -105,10 +114,7 @@ fn a_performer_who_raises_both_arms_gets_one_front_paw_up_and_stays_up() {
         // In the hold's middle second and a half: exactly one front paw up, always the
         // same one, and both hind paws down.
         let hold = &frames[dense_range(&built, 2.25, 3.75)];
-        let raised: Vec<&str> = ["lf", "rf"]
-            .into_iter()
-            .filter(|paw| hold.iter().all(|f| !down(f, paw)))
-            .collect();
+        let raised = front_paws_up_throughout(hold);
         assert_eq!(raised.len(), 1, "{model}: {:?}", hold[0]);
         let planted = if raised[0] == "lf" { "rf" } else { "lf" };
         for f in hold {
@@ -136,13 +142,9 @@ fn of_two_raised_arms_the_paw_rises_for_the_one_a_leg_can_show() {
         ("LeftForeArm", 'x', -20.0),
     ];
     let both = [&reach[..], &overhead[..]].concat();
-    let raised_in = |built: &Built, profile: &Profile| -> Vec<&'static str> {
+    let raised_in = |built: &Built, profile: &Profile| {
         let frames = standing_on(&built.motion, profile);
-        let hold = &frames[dense_range(built, 2.25, 3.75)];
-        ["lf", "rf"]
-            .into_iter()
-            .filter(|paw| hold.iter().all(|f| !down(f, paw)))
-            .collect()
+        front_paws_up_throughout(&frames[dense_range(built, 2.25, 3.75)])
     };
     for model in ["ERS-7", "ERS-210"] {
         let (profile, chosen) = built(
