@@ -17,7 +17,7 @@ use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::{read, Clip, ReadOptions};
 use aibo_motion::stability::gait::Style;
 use aibo_motion::stability::walking::{self, Steering, Way};
-use aibo_motion::stability::{physics, stage::Stage, statics};
+use aibo_motion::stability::{physics, plan, stage::Stage, statics};
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use std::path::Path;
@@ -59,8 +59,10 @@ fn balance(c: &mut Criterion) {
         let neutral = retarget::neutral_pose(&profile, &on.retarget, &tracks);
         let margin = pipeline::default_margin(&profile);
         let velocities = locomotion::velocities(&tracks.performer, tracks.frame_time);
+        let gains = plan::gains(&tracks, &profile);
         let balancing = pipeline::Balancing {
             tracks: &tracks,
+            gains: &gains,
             velocities: &velocities,
             waits: &[],
             travel: &travel,

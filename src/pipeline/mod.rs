@@ -32,7 +32,7 @@ use crate::robot::profile::Profile;
 use crate::source::Clip;
 #[cfg(feature = "physics")]
 use crate::stability::paths::PathFigures;
-use crate::stability::plan::Plan;
+use crate::stability::plan::{self, Plan};
 use crate::stability::stage::{self, RowReport, Stage};
 use crate::stability::walking::{self, Way};
 use crate::stability::{statics, BalanceError};
@@ -322,8 +322,10 @@ pub fn build(clip: &Clip, profile: &Profile, options: &BuildOptions) -> Result<B
         Locomotion::InPlace => &[],
     };
     let velocities = locomotion::velocities(&tracks.performer, tracks.frame_time);
+    let gains = plan::gains(&tracks, profile);
     let from = Balancing {
         tracks: &tracks,
+        gains: &gains,
         velocities: &velocities,
         waits: &[],
         travel: walks,
@@ -398,6 +400,9 @@ pub fn default_margin(profile: &Profile) -> f64 {
 #[derive(Clone, Copy)]
 pub struct Balancing<'a> {
     pub tracks: &'a Tracks,
+    /// What raising each paw buys on each frame of `tracks` ([`plan::gains`]), for every
+    /// plan made from them.
+    pub gains: &'a plan::Gains,
     /// How the performer travels on each frame of `tracks` ([`locomotion::velocities`]),
     /// measured on the take: still where it waits for a walk.
     pub velocities: &'a [[f64; 3]],

@@ -30,6 +30,7 @@ pub fn planned(stage: &Stage, from: &Balancing, way: Way) -> Planned {
 pub fn planned_on(stage: &Stage, from: &Balancing, way: Way, spots: [DVec2; 4]) -> Planned {
     let Balancing {
         tracks,
+        gains,
         velocities,
         waits,
         travel,
@@ -41,6 +42,7 @@ pub fn planned_on(stage: &Stage, from: &Balancing, way: Way, spots: [DVec2; 4]) 
     let landing_rows = |row: usize, paw: usize| stage.landing_rows_from(&grid.rows[row], paw);
     let standing = plan::plan(
         tracks,
+        gains,
         profile,
         grid.rows.len(),
         grid.step_s(),
@@ -371,6 +373,8 @@ pub(super) fn walked(
 pub(super) struct Waited {
     waits: Vec<walking::Wait>,
     pub(super) tracks: Tracks,
+    /// The plan's [`plan::gains`] of `tracks`.
+    gains: plan::Gains,
     velocities: Vec<[f64; 3]>,
     travel: Vec<Span>,
     grid: keyframes::Grid,
@@ -434,6 +438,7 @@ impl Waited {
         let grid = keyframes::grid(&tracks, from.profile, &from.options.keyframes)?;
         Ok(Some(Waited {
             waits,
+            gains: plan::gains(&tracks, from.profile),
             tracks,
             velocities,
             travel,
@@ -465,6 +470,7 @@ impl Waited {
     fn balancing<'a>(&'a self, from: &Balancing<'a>) -> Balancing<'a> {
         Balancing {
             tracks: &self.tracks,
+            gains: &self.gains,
             velocities: &self.velocities,
             waits: &self.waits,
             travel: &self.travel,

@@ -427,22 +427,33 @@ fn signal(tracks: &Tracks, limb: Limb) -> Option<Vec<f64>> {
     }
 }
 
+/// What raising each paw (by [`PAWS`] index) buys on each of the tracks' frames: the
+/// [`crate::likeness::lift_gains`] of the limb that drives it (`None`: no limb, or no
+/// skeleton to measure it on). The same for every plan made from the same tracks, so
+/// reckoned once for them all.
+pub type Gains = [Option<Vec<f64>>; 4];
+
+/// The [`Gains`] of `tracks` on `profile`.
+pub fn gains(tracks: &Tracks, profile: &Profile) -> Gains {
+    drivers(tracks)
+        .map(|limb| limb.and_then(|limb| crate::likeness::lift_gains(tracks, profile, limb)))
+}
+
 /// The contact plan for a performance of `rows` grid rows `row_s` apart, the first at
 /// the tracks' first frame, padded where a gesture needs it (see [`Padding`]): its
-/// rows are the padding's lead, then the performance's, then the tail.
-/// `landing_rows(row, paw)` estimates the rows a paw raised on performance row `row`
-/// needs to come down: a lift lasts at least that long after its limb lowers.
+/// rows are the padding's lead, then the performance's, then the tail. `gains` are the
+/// tracks' [`gains`]. `landing_rows(row, paw)` estimates the rows a paw raised on
+/// performance row `row` needs to come down: a lift lasts at least that long after its
+/// limb lowers.
 pub fn plan(
     tracks: &Tracks,
+    gains: &Gains,
     profile: &Profile,
     rows: usize,
     row_s: f64,
     landing_rows: &dyn Fn(usize, usize) -> usize,
 ) -> Plan {
-    // What raising each paw buys, measured once for both plans.
-    let gains = drivers(tracks)
-        .map(|limb| limb.and_then(|limb| crate::likeness::lift_gains(tracks, profile, limb)));
-    let plan = |padding| padded_plan(tracks, profile, &gains, rows, row_s, landing_rows, padding);
+    let plan = |padding| padded_plan(tracks, profile, gains, rows, row_s, landing_rows, padding);
     let (unpadded, wanted) = plan(None);
     if wanted == Padding::default() {
         unpadded
@@ -454,11 +465,11 @@ pub fn plan(
 /// The contact plan with `padding` around the performance's rows, and the padding it
 /// wants (meaningful when made without any): a lead where a gesture starts too early for
 /// its weight shift, a tail where a lift would outlast the performance. In the lead no
-/// limb gestures. `gains` are [`crate::likeness::lift_gains`] of each paw's limb.
+/// limb gestures. `gains` are the tracks' [`gains`].
 fn padded_plan(
     tracks: &Tracks,
     profile: &Profile,
-    gains: &[Option<Vec<f64>>; 4],
+    gains: &Gains,
     performed: usize,
     row_s: f64,
     landing_rows: &dyn Fn(usize, usize) -> usize,
