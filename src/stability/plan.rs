@@ -453,6 +453,16 @@ pub fn plan(
     row_s: f64,
     landing_rows: &dyn Fn(usize, usize) -> usize,
 ) -> Plan {
+    // Gains of other tracks would score the gestures by another performance.
+    debug_assert!(
+        drivers(tracks).iter().zip(gains).all(|(limb, gains)| {
+            let frames = limb
+                .and_then(|l| tracks.performer.limb(l))
+                .map(|t| t.bones.len());
+            gains.as_ref().is_none_or(|g| Some(g.len()) == frames)
+        }),
+        "plan: gains reckoned from other tracks"
+    );
     let plan = |padding| padded_plan(tracks, profile, gains, rows, row_s, landing_rows, padding);
     let (unpadded, wanted) = plan(None);
     if wanted == Padding::default() {
