@@ -590,7 +590,12 @@ fn keep_planned(
         // place climbs that ladder on its own: the simulation stops at the first fall, so
         // a fall further on is met only once the one before it is mended, and starts
         // from the mildest repair (the fair1 dab on the ERS-7 fell in three places, and
-        // the second and third were held down for it).
+        // the second and third were held down for it). Tried on that dab on 2026-12-04
+        // (26.2° after three repairs, rocking 3°). Slowing the legs to 60% or 40% of
+        // their speed around a fall, as the first rung, only moved the fall on (25.8–26.8°).
+        // A second, wider margin before the hold gave 24.6°, rocking 8°. The whole motion
+        // at a 20 mm margin needed no repair: 24.5°, rocking 10°. None is plainly the
+        // better motion to play.
         repairs += 1;
         if repairs == REPAIRS {
             plan.lifts.clear();
