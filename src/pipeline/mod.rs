@@ -589,13 +589,15 @@ fn keep_planned(
         // down, then both over a wider stretch; last, every paw down throughout. Each
         // place climbs that ladder on its own: the simulation stops at the first fall, so
         // a fall further on is met only once the one before it is mended, and starts
-        // from the mildest repair (the fair1 dab on the ERS-7 fell in three places, and
-        // the second and third were held down for it). Tried on that dab on 2026-12-04
-        // (26.2° after three repairs, rocking 3°). Slowing the legs to 60% or 40% of
-        // their speed around a fall, as the first rung, only moved the fall on (25.8–26.8°).
-        // A second, wider margin before the hold gave 24.6°, rocking 8°. The whole motion
-        // at a 20 mm margin needed no repair: 24.5°, rocking 10°. None is plainly the
-        // better motion to play.
+        // from the mildest repair. The fair1 dab on the ERS-7 falls at 3.8 s (a wider
+        // margin there), then at 5.1 s (within a second of it, so every paw is held
+        // down), then at 9.4 s (a new place: a wider margin), and stays up after
+        // that: 26.2°, rocking 3° (2026-12-04). Tried on it the same day:
+        // - slowing the legs to 60% or 40% of their speed around a fall, as the first
+        //   rung, only moved the fall on (25.8–26.8°);
+        // - a second, wider margin before the hold: 24.6°, rocking 8°;
+        // - the whole motion at a 20 mm margin: no repair, 24.5°, rocking 10°.
+        // None is plainly the better motion to play.
         repairs += 1;
         if repairs == REPAIRS {
             plan.lifts.clear();
