@@ -436,6 +436,23 @@ fn sonys_own_motions_stay_up_in_the_simulation() {
         let r = simulate(&decoded.motion);
         assert!(r.fall.is_none(), "{}: {}", path.display(), r.summary());
         over_10.extend(slid_as_the_geometry_demands(&path, &decoded.motion, &r));
+        // On the ERS-7, whose masses are Webots' rather than estimates, a paw slides about
+        // what the joint angles alone demand of it where the robot does not walk (at most
+        // 8 mm more, 2026-12-07; the ERS-200 series' front paws take up to 35 mm more
+        // where the robot sits: the README's slip paragraph).
+        let name = path.file_name().unwrap().to_string_lossy();
+        if decoded.motion.design_label == "DRX-1000" && !name.contains("walk") {
+            for s in &r.slipped {
+                assert!(
+                    s.max_mm <= s.demanded_mm + aibo_motion::stability::physics::SLIP_MM,
+                    "{}: {} slid {:.1} mm, its angles demand {:.1} mm",
+                    path.display(),
+                    s.paw,
+                    s.max_mm,
+                    s.demanded_mm
+                );
+            }
+        }
         // It stays near where it started (a walk moves on; none goes far).
         let last = r.path.last().unwrap();
         assert!(
