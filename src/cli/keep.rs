@@ -50,6 +50,8 @@ pub struct Stage {
     pub without: Option<Likeness>,
     /// Where the robot walks.
     pub walks: Vec<Walked>,
+    /// Where it sits or lies down while the performer kneels.
+    pub rests: Vec<Rested>,
     /// Where the performance waits for a walk to finish: when (s into the take) and how
     /// long (s).
     pub waits: Vec<Wait>,
@@ -81,6 +83,18 @@ pub struct Walked {
     /// How much lower than the stand the body walked, mm (the profile's `[walk] crouch`,
     /// or 0 for a walk at the stand's height).
     pub crouch_mm: f64,
+}
+
+/// One rest, as the build reports it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Rested {
+    /// From going down to being up again, s into the take.
+    pub from_s: f64,
+    pub to_s: f64,
+    /// The profile's posture (`sit`, `sleep`).
+    pub posture: String,
+    /// How far its legs went from the posture toward the performer's (0 to 1).
+    pub follow: f64,
 }
 
 impl Stage {
@@ -141,6 +155,23 @@ impl Stage {
                     crouch_mm: w.gait.crouch_mm,
                 })
                 .collect(),
+            rests: kept
+                .plan
+                .rests
+                .iter()
+                .map(|r| {
+                    let take = |row: usize| {
+                        let s = row.saturating_sub(padding.lead) as f64 * kept.plan.row_s;
+                        to_places(take_s(&kept.waits, s), 3)
+                    };
+                    Rested {
+                        from_s: take(r.start),
+                        to_s: take(r.end),
+                        posture: r.posture.clone(),
+                        follow: to_places(r.follow, 3),
+                    }
+                })
+                .collect(),
             waits: kept.waits.clone(),
             path: kept.path_figures(),
             way: (!kept.plan.walks.is_empty()).then_some(kept.way),
@@ -181,6 +212,7 @@ impl Stage {
             "falls": self.falls,
             "likeness_without": self.without.as_ref().map(super::build::likeness_json),
             "walks": self.walks,
+            "rests": self.rests,
             "waits": self.waits.iter().map(|w| json!({
                 "at_s": to_places(w.at_s, 3),
                 "wait_s": to_places(w.wait_s, 3),
@@ -245,6 +277,20 @@ impl Stage {
                     w.over_s
                 );
             }
+        }
+        for r in &self.rests {
+            let legs = match r.follow > 0.0 {
+                true => format!(
+                    ", its legs {:.0}% of the way to the performer's",
+                    r.follow * 100.0
+                ),
+                false => String::new(),
+            };
+            let _ = writeln!(
+                t,
+                "    rests in its {} posture from {:.1} s to {:.1} s, where the performer kneels{legs}",
+                r.posture, r.from_s, r.to_s
+            );
         }
         for w in &self.waits {
             let _ = writeln!(

@@ -33,6 +33,7 @@ use crate::source::Clip;
 #[cfg(feature = "physics")]
 use crate::stability::paths::PathFigures;
 use crate::stability::plan::{self, Plan};
+use crate::stability::resting;
 use crate::stability::stage::{self, RowReport, Stage};
 use crate::stability::walking::{self, Way};
 use crate::stability::{statics, BalanceError};
@@ -551,6 +552,7 @@ fn keep_planned(
             .take()
             .unwrap_or_else(|| stage.balance(&grid, &plan, &margins));
         walking::apply(&mut balanced.grid, &plan.walks, profile);
+        resting::apply(&mut balanced.grid, &grid, &plan.rests, profile);
         let mut keyed = finish(&balanced.grid, profile, &options.keyframes)?;
         let proof = prove(&keyed.motion, profile)?;
         let windows = proof.falls();
@@ -602,6 +604,7 @@ fn keep_planned(
         if repairs == REPAIRS {
             plan.lifts.clear();
             plan.walks.clear();
+            plan.rests.clear();
             for m in margins.iter_mut() {
                 *m += 10.0;
             }
@@ -613,6 +616,8 @@ fn keep_planned(
         };
         let blend = walking::blend_rows(grid.step_s());
         let near = (MEND_NEAR_MS / u64::from(grid.frame_ms)) as usize;
+        // A rest the falls reach is mended once, by the furthest repair they are due.
+        let mut mending_rests = Vec::new();
         for (from, to) in windows {
             let fell = (row_of(from), row_of(to));
             let step = mended.step(fell, near, repairs);
@@ -629,11 +634,19 @@ fn keep_planned(
             if step >= 2 {
                 plan.hold(a, b);
             }
+            mending_rests.push(((a, b), step));
             // A walk the proof has fall is no help to the stage's margins: the robot
             // treads in place there instead, which the stage keeps up.
             plan.walks
                 .retain(|w| w.rows().end + blend <= a || w.start.saturating_sub(blend) >= b);
         }
+        plan.rests.retain_mut(|r| {
+            let due = mending_rests
+                .iter()
+                .filter(|(rows, _)| r.overlaps(*rows))
+                .map(|m| m.1);
+            due.max().is_none_or(|step| r.mended(step))
+        });
         trim_tail(&mut plan, &mut grid, &mut margins, standing_tail);
     }
 }

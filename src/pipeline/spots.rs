@@ -166,7 +166,8 @@ fn likeliest(
 ) -> Result<(Stage, Planned), BuildError> {
     let (stage, planned) = on_stance;
     let plan = &planned.plan;
-    // Where the robot walks the gait moves the legs: the spots are for where it stands.
+    // Where the robot walks the gait moves the legs, and where it rests its posture
+    // does: the spots are for where it stands.
     let blend = walking::blend_rows(plan.row_s);
     let walks_on = |row: usize| {
         plan.walks.iter().any(|w| {
@@ -174,9 +175,10 @@ fn likeliest(
             (from..to).contains(&row)
         })
     };
+    let rests_on = |row: usize| plan.rests.iter().any(|r| r.rows().contains(&row));
     let performers = stage.performers_spots(
         &planned.grid,
-        |row| !walks_on(row),
+        |row| !walks_on(row) && !rests_on(row),
         |row, paw| !plan.wanted(row, paw),
     );
     // Each: where, the spots, and how much lower the body stands.

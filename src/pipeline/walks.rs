@@ -96,6 +96,7 @@ pub fn planned_on(stage: &Stage, from: &Balancing, way: Way, spots: [DVec2; 4]) 
                         frame_ms: padded.frame_ms,
                     };
                     walking::apply(&mut rows, &plan.walks, profile);
+                    crate::stability::resting::apply(&mut rows, &padded, &plan.rests, profile);
                     rows
                 };
                 let step_s = grid.step_s();
@@ -191,9 +192,14 @@ fn walked_plan(
     plan.walks = walks;
     let blend = walking::blend_rows(grid.step_s());
     let held: Vec<(usize, usize)> = plan.walks.iter().map(|w| w.held_rows(blend)).collect();
-    for (from, to) in held {
+    for &(from, to) in &held {
         plan.hold(from, to);
     }
+    // A walk wins over a rest: the robot walks where the performer goes down on the way.
+    plan.rests.retain(|r| {
+        held.iter()
+            .all(|&(from, to)| r.end <= from || r.start >= to)
+    });
     // A walk still under way at the performance's end finishes after it: its steps
     // home and its sway back play while the performer's last pose is held. A walk
     // that ends with the performance holds every paw down there: no raised paw is

@@ -21,6 +21,7 @@ pub mod paths;
 pub mod physics;
 pub mod plan;
 pub mod qp;
+pub mod resting;
 pub mod slip;
 pub mod stage;
 pub mod statics;

@@ -15,6 +15,7 @@
 //! the plan pads the grid: the performer's first pose is held while the weight shifts,
 //! and the last pose while the paw comes down, outside the performance.
 
+use super::resting::{self, Rest};
 use crate::retarget::{Limb, Tracks};
 use crate::robot::profile::Profile;
 
@@ -141,6 +142,9 @@ pub struct Plan {
     /// Where the performer travels and the robot walks, in time order: on these rows the
     /// gait, not the performer's limbs, moves the legs, and its steps say which paw is up.
     pub walks: Vec<Walk>,
+    /// Where the performer kneels and the robot sits or lies down, in time order: every
+    /// paw down, the legs in one of the profile's resting postures ([`super::resting`]).
+    pub rests: Vec<Rest>,
 }
 
 /// A walk: the gait's rows from `start`, and its steps (rows counted from `start`).
@@ -196,6 +200,7 @@ impl Plan {
             limbs: [None; 4],
             timing: Timing::default(),
             walks: Vec::new(),
+            rests: Vec::new(),
         }
     }
 
@@ -597,9 +602,17 @@ fn padded_plan(
             .then(b.score.total_cmp(&a.score))
     });
     let edges = [(0, 1), (rows.saturating_sub(1), rows + 1)];
+    // No paw lifts while the robot rests, nor in the dwell and weight shift around it.
+    plan.rests = resting::rests(tracks, profile, rows, row_s, padding.lead);
+    let resting: Vec<(usize, usize)> = plan
+        .rests
+        .iter()
+        .map(|r| (r.start.saturating_sub(gap), r.end + gap))
+        .collect();
     let mut chosen: Vec<Lift> = Vec::new();
     for c in candidates {
         let mut blocked: Vec<(usize, usize)> = edges.to_vec();
+        blocked.extend(&resting);
         blocked.extend(
             chosen
                 .iter()

@@ -869,3 +869,129 @@ fn with_a_front_paw_up_the_front_paws_planted_forward_shift_the_weight_less() {
         "the likeness {with:.1}° against {on_stance:.1}° on the stance's spots"
     );
 }
+
+/// What the robot rests on in each of `frames` besides its paws (the static test's
+/// points other than `… paw`).
+fn resting_on(frames: &[Vec<String>]) -> Vec<String> {
+    let mut parts: Vec<String> = frames
+        .iter()
+        .flatten()
+        .filter(|p| !p.ends_with(" paw"))
+        .cloned()
+        .collect();
+    parts.sort();
+    parts.dedup();
+    parts
+}
+
+#[test]
+fn a_performer_who_squats_gets_the_robot_resting_on_its_body_and_it_stays_up() {
+    // Still for a second, down into a squat over half a second (thighs level, shins
+    // upright: the hips 42 of their 87 lower), three seconds there, and back up.
+    let squat = [
+        ("LeftUpLeg", 'x', -90.0),
+        ("LeftLeg", 'x', 90.0),
+        ("RightUpLeg", 'x', -90.0),
+        ("RightLeg", 'x', 90.0),
+    ];
+    let frames = performance(&squat, 3.0, |_| vec![]);
+    let depth = |f: usize| {
+        let t = f as f64 * RATE;
+        42.0 * ((t - 1.0) / 0.5).clamp(0.0, 1.0) * ((5.0 - t) / 0.5).clamp(0.0, 1.0)
+    };
+    let lowered: Vec<f64> = (0..frames.len()).map(depth).collect();
+    let text = common::performer_bvh_lowered(&frames, &lowered, RATE);
+    let clip = bvh::read(text.as_bytes()).unwrap();
+    for model in ["ERS-7", "ERS-210", "ERS-220"] {
+        let profile = Profile::builtin(model).unwrap();
+        let kept = build(&clip, &profile, &BuildOptions::default()).unwrap();
+        assert_stays_up(&kept.motion, &profile, model);
+        let plan = &kept.balance.as_ref().unwrap().plan;
+        assert_eq!(plan.rests.len(), 1, "{model}: {:?}", plan.rests);
+        assert!(plan.lifts.is_empty(), "{model}: {:?}", plan.lifts);
+        // Down in the squat, the static test finds the robot resting on its body (the
+        // rump or belly its posture rests on), and standing on its paws alone before
+        // and after.
+        let on = standing_on(&kept.motion, &profile);
+        let parts = resting_on(&on[dense_range(&kept, 2.5, 3.5)]);
+        assert!(
+            parts.iter().any(|p| p == "rump" || p == "belly"),
+            "{model}: {parts:?}"
+        );
+        for (from, to) in [(0.0, 0.5), (5.5, 5.9)] {
+            let parts = resting_on(&on[dense_range(&kept, from, to)]);
+            assert!(parts.is_empty(), "{model}, {from}–{to} s: {parts:?}");
+        }
+        // The thighs fold as the performer's do: within 5° of what `--balance off` gives
+        // them (standing through the squat, the ERS-7's were 50° from them).
+        let free = kept.likeness_without(&profile).unwrap();
+        for thigh in ["left thigh", "right thigh"] {
+            let (with, without) = (
+                built_median(&kept, &profile, thigh),
+                segment_median(&free, thigh),
+            );
+            assert!(
+                with <= without + 5.0,
+                "{model}: the {thigh} {with:.1}° against {without:.1}°"
+            );
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
+fn the_mocapbank_kneel_is_played_resting_where_the_hips_are_down() {
+    // bvh-python's test_mocapbank kneels on one knee and leans over, its hips about half
+    // their standing height, from about 4 s to 12 s.
+    let take = common::shared("mocap-samples")
+        .join("bvh")
+        .join("bvh-python__test_mocapbank.bvh");
+    let clip = bvh::read(&std::fs::read(take).unwrap()).unwrap();
+    // Where the hips are down, by their world height (the root joint's): below the
+    // middle of their highest and lowest.
+    let heights: Vec<f64> = (0..clip.frames)
+        .map(|f| aibo_motion::source::kinematics::world_pose(&clip, f).positions[0].y)
+        .collect();
+    let (lo, hi) = heights
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &h| {
+            (a.min(h), b.max(h))
+        });
+    let down: Vec<usize> = (0..heights.len())
+        .filter(|&f| heights[f] < (lo + hi) / 2.0)
+        .collect();
+    let frame_s = clip.frame_time;
+    let (first, last) = (
+        down[0] as f64 * frame_s,
+        *down.last().unwrap() as f64 * frame_s,
+    );
+    assert!(first > 3.0 && last < 13.0, "{first:.1}–{last:.1} s");
+    for model in ["ERS-7", "ERS-210", "ERS-220"] {
+        let profile = Profile::builtin(model).unwrap();
+        let kept = build(&clip, &profile, &BuildOptions::default()).unwrap();
+        assert_stays_up(&kept.motion, &profile, model);
+        let balance = kept.balance.as_ref().unwrap();
+        let [rest] = &balance.plan.rests[..] else {
+            panic!("{model}: {:?}", balance.plan.rests)
+        };
+        // The rest covers the kneel, its ramps within a second and a half either side.
+        let row_s = balance.plan.row_s;
+        let lead = balance.plan.padding.lead;
+        let at = |row: usize| row.saturating_sub(lead) as f64 * row_s;
+        let (from, to) = (at(rest.start), at(rest.end));
+        assert!(
+            from <= first && from >= first - 1.5 && to >= last && to <= last + 1.5,
+            "{model}: rests {from:.1}–{to:.1} s, the hips down {first:.1}–{last:.1} s"
+        );
+        let on = standing_on(&kept.motion, &profile);
+        let parts = resting_on(&on[dense_range(&kept, first + 1.5, last - 1.5)]);
+        assert!(
+            parts.iter().any(|p| p == "rump" || p == "belly"),
+            "{model}: {parts:?}"
+        );
+        // Within the 20°: standing through the kneel, the stage had the take at
+        // 24.8° (ERS-7) and 26.1° (ERS-210/220); resting, 18.4° and 18.6° (2026-12-07).
+        let overall = kept.likeness(&profile).unwrap().overall.median_deg;
+        assert!(overall <= 20.0, "{model}: {overall:.1}°");
+    }
+}

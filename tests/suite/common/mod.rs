@@ -158,12 +158,21 @@ ROOT Hips
 /// A BVH of the performer: one frame per entry, each a list of (joint, axis, degrees)
 /// turns from the rest pose (axes `x`, `y`, `z`; channels Zrotation Xrotation Yrotation).
 pub fn performer_bvh(frames: &[Vec<(&str, char, f64)>], frame_time: f64) -> String {
+    performer_bvh_lowered(frames, &[], frame_time)
+}
+
+/// [`performer_bvh`] with the hips `lowered[f]` lower on frame `f` (none past its end).
+pub fn performer_bvh_lowered(
+    frames: &[Vec<(&str, char, f64)>],
+    lowered: &[f64],
+    frame_time: f64,
+) -> String {
     let mut text = format!(
         "{PERFORMER}MOTION\nFrames: {}\nFrame Time: {frame_time}\n",
         frames.len()
     );
-    for moves in frames {
-        let mut values = vec![0.0; 3];
+    for (f, moves) in frames.iter().enumerate() {
+        let mut values = vec![0.0, -lowered.get(f).copied().unwrap_or(0.0), 0.0];
         for joint in PERFORMER_JOINTS {
             let mut zxy = [0.0; 3];
             for &(j, axis, deg) in moves {
