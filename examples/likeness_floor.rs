@@ -16,7 +16,9 @@
 //!   planned paws; each leg reaches its paw's place by the legs' inverse kinematics, and
 //!   of the ways found, the one that turns the joints least is taken.
 //!
-//! Where none is found, the stage's own pose stands in (the share is printed). The poses
+//! Where none is found, the stage's own pose stands in (the share is printed), as it does
+//! where the robot rests (sits or lies down where the performer kneels: no standing to
+//! measure there). The poses
 //! it makes are put to the static test (`Body::stance`, level): it prints how many of
 //! them do not stand on the planned paws with the margin.
 //!
@@ -106,12 +108,23 @@ fn main() {
             !walking.iter().any(|&(a, b)| t_s >= a && t_s <= b)
         })
         .collect();
+    // Where the robot rests (sits or lies down) the yardstick has no standing to
+    // measure: the stage's pose stands in.
+    let resting: Vec<bool> = (0..without.len())
+        .map(|f| {
+            let row = plan.row_at(f as f64 * built.tracks.frame_time);
+            plan.rests.iter().any(|r| r.rows().contains(&row))
+        })
+        .collect();
     let mut unreached = 0usize;
     let floor: Vec<Vec<f64>> = without
         .iter()
         .enumerate()
         .map(|(f, angles)| {
             let down = &downs[f];
+            if resting[f] {
+                return staged.get(f).cloned().unwrap_or_else(|| angles.clone());
+            }
             if !compared[f] || down.len() < 3 {
                 return angles.clone();
             }

@@ -173,9 +173,10 @@ fn ramp_rows(profile: &Profile, posture: &Posture, row_s: f64) -> Option<usize> 
     let steps = keyframes::max_steps(profile, frame_ms.max(1));
     let rows = leg_joints(profile)
         .filter_map(|j| {
-            let step = steps.get(j).copied().flatten()?;
+            let step = steps.get(j).copied().flatten().filter(|&s| s > 0.0)?;
             let apart = (posture.joints.get(j)? - stand.joints.get(j)?).abs();
-            Some((apart / (step * RAMP_SPEED_SHARE)).ceil() as usize)
+            // A hostile profile's crawling joint: no ramp longer than an hour of rows.
+            Some(((apart / (step * RAMP_SPEED_SHARE)).ceil() as usize).min(1 << 18))
         })
         .max()
         .unwrap_or(0);
@@ -204,7 +205,7 @@ pub fn rests(
             let ramp = ramp_rows(profile, posture, row_s)?;
             let start = row_of(kneel.0).saturating_sub(ramp / 2).max(1);
             let end = (row_of(kneel.1) + ramp / 2).min(rows.saturating_sub(1));
-            (end >= start + 2 * ramp).then(|| Rest {
+            (end >= start.saturating_add(ramp.saturating_mul(2))).then(|| Rest {
                 start,
                 end,
                 ramp,
@@ -236,7 +237,8 @@ pub fn apply(grid: &mut Grid, performed: &Grid, rests: &[Rest], profile: &Profil
             continue;
         };
         let rows = grid.rows.len();
-        if rest.end > rows || rest.start == 0 || rest.end < rest.start + 2 * rest.ramp {
+        let ramps_end = rest.start.saturating_add(rest.ramp.saturating_mul(2));
+        if rest.end > rows || rest.start == 0 || rest.end < ramps_end {
             continue;
         }
         // Resting: level at the posture's pitch, its legs.
