@@ -195,7 +195,10 @@ fn walked_plan(
     for &(from, to) in &held {
         plan.hold(from, to);
     }
-    // A walk wins over a rest: the robot walks where the performer goes down on the way.
+    // A walk wins over a rest: the robot walks where the performer goes down on the
+    // way (Boxing_Toes goes down to the floor while its last walk runs on). The lifts
+    // carved around such a rest stay carved; the walk holds every paw down over most
+    // of it anyway.
     plan.rests.retain(|r| {
         held.iter()
             .all(|&(from, to)| r.end <= from || r.start >= to)

@@ -44,9 +44,11 @@ const RAMP_SPEED_SHARE: f64 = 0.5;
 /// How far a resting robot's legs go from the posture toward the performer's while it
 /// rests, by default (a share of the way; it gets up from the posture itself).
 /// test_mocapbank (likeness standing through the kneel 24.8° on the ERS-7, 26.1° on
-/// the ERS-210/220): in the posture 24.2° and 23.6°; half the way 19.4° and 18.8°;
-/// three quarters 18.4° and 18.6°, all up in every judge at the first proof; all the
-/// way 17.3° on the ERS-210/220, but the ERS-7 tipped and was repaired, 2026-12-07.
+/// the ERS-210/220): half the way 19.4° and 18.8°; three quarters 18.4° and 18.6°,
+/// all up in every judge at the first proof; all the way 17.3° on the ERS-210/220, but
+/// the ERS-7 tipped and was repaired to half the way, 2026-12-07. In the posture
+/// itself (24.2° and 23.6°, the legs following no further while the robot rested) the
+/// robot lay or sat, but its legs stayed far from the performer's.
 const FOLLOW: f64 = 0.75;
 
 /// The robot resting in `posture`, rows `start..end` of the grid: it goes down over the
