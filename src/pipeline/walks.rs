@@ -196,13 +196,13 @@ fn walked_plan(
         plan.hold(from, to);
     }
     // A walk wins over a rest: the robot walks where the performer goes down on the
-    // way (Boxing_Toes goes down to the floor while its last walk runs on). The lifts
-    // carved around such a rest stay carved; the walk holds every paw down over most
-    // of it anyway.
-    plan.rests.retain(|r| {
-        held.iter()
-            .all(|&(from, to)| r.end <= from || r.start >= to)
-    });
+    // way, and rests after the walk where the performer is still down (Boxing_Toes goes
+    // down to the floor where its last walk runs on, and after it with `--timing wait`).
+    // The lifts carved around the whole rest stay carved.
+    plan.rests = std::mem::take(&mut plan.rests)
+        .into_iter()
+        .filter_map(|rest| held.iter().try_fold(rest, |r, &rows| r.clear_of(rows)))
+        .collect();
     // A walk still under way at the performance's end finishes after it: its steps
     // home and its sway back play while the performer's last pose is held. A walk
     // that ends with the performance holds every paw down there: no raised paw is

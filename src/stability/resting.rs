@@ -75,6 +75,28 @@ impl Rest {
         a < self.end && self.start < b
     }
 
+    /// The rest cut clear of rows `a..b` (where the robot walks): the longer part of it
+    /// before or after them, if that still holds both ramps; the rest itself where it is
+    /// clear of them.
+    pub fn clear_of(&self, (a, b): (usize, usize)) -> Option<Rest> {
+        if !self.overlaps((a, b)) {
+            return Some(self.clone());
+        }
+        let before = (self.start, a.min(self.end));
+        let after = (b.max(self.start), self.end);
+        let length = |(from, to): (usize, usize)| to.saturating_sub(from);
+        let (start, end) = if length(before) >= length(after) {
+            before
+        } else {
+            after
+        };
+        (end >= start.saturating_add(self.ramp.saturating_mul(2))).then(|| Rest {
+            start,
+            end,
+            ..self.clone()
+        })
+    }
+
     /// The rest after the proof found the robot falling on its rows, on the `step`th
     /// repair there: the legs follow the performer half as far, then not at all; then
     /// there is no rest (`false`), and the stage stands the robot there.
@@ -391,5 +413,28 @@ mod tests {
         assert!(rest.mended(2));
         assert_eq!(rest.follow, 0.0);
         assert!(!rest.mended(3));
+    }
+
+    #[test]
+    fn a_rest_cut_clear_of_a_walk_keeps_its_longer_part_if_both_ramps_fit() {
+        let rest = Rest {
+            start: 100,
+            end: 400,
+            ramp: 60,
+            posture: "sleep".into(),
+            follow: 0.75,
+        };
+        let rows = |r: Option<Rest>| r.map(|r| (r.start, r.end));
+        // Clear of it: as it is.
+        assert_eq!(rows(rest.clear_of((0, 100))), Some((100, 400)));
+        // A walk over its start: what follows the walk, 250 rows.
+        assert_eq!(rows(rest.clear_of((0, 150))), Some((150, 400)));
+        // Over its end: what comes before.
+        assert_eq!(rows(rest.clear_of((300, 500))), Some((100, 300)));
+        // In its middle: the longer side.
+        assert_eq!(rows(rest.clear_of((200, 250))), Some((250, 400)));
+        // Too little left for the way down and up (120 rows): none.
+        assert_eq!(rows(rest.clear_of((0, 290))), None);
+        assert_eq!(rows(rest.clear_of((0, 280))), Some((280, 400)));
     }
 }
