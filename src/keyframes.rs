@@ -58,6 +58,24 @@ pub fn bound(track: &mut [f64], joint: &Joint, max_step: Option<f64>) {
     }
 }
 
+/// Each of `joints` (by profile index) [`bound`] down grid `rows` (the body's angles,
+/// then every profile joint), `max_step` as [`max_steps`] gives it.
+pub fn bound_rows(
+    rows: &mut [Vec<f64>],
+    joints: impl IntoIterator<Item = usize>,
+    profile: &Profile,
+    max_step: &[Option<f64>],
+) {
+    for j in joints {
+        let c = BODY_ANGLES + j;
+        let mut track: Vec<f64> = rows.iter().map(|r| r[c]).collect();
+        bound(&mut track, &profile.joints[j], max_step[j]);
+        for (r, v) in rows.iter_mut().zip(track) {
+            r[c] = v;
+        }
+    }
+}
+
 /// A follower that moves toward the track by at most `max_step` per sample: the track
 /// as a joint that cannot move faster would play it.
 pub fn limit_speed(track: &mut [f64], max_step: f64) {

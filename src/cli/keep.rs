@@ -113,15 +113,13 @@ impl Stage {
             .collect();
         let (lead_ms, tail_ms) = kept.padding_ms();
         let played = played_waits(&kept.waits);
-        let padding = kept.plan.padding;
-        let performance_end_s =
-            kept.plan.performed_end().saturating_sub(padding.lead) as f64 * kept.plan.row_s;
+        let performance_end_s = kept.plan.seconds_at(kept.plan.performed_end());
         // Over what the performer does next: from the end of their travel, or of the
         // wait for it, to where the robot's walk ends (within the performance).
         let over_s = |w: &aibo_motion::stability::plan::Walk| {
             let free_s =
                 wait_for(w.source_s, &played).map_or(w.source_s.1, |wait| wait.1.max(w.source_s.1));
-            let end_s = (w.rows().end.saturating_sub(padding.lead)) as f64 * kept.plan.row_s;
+            let end_s = kept.plan.seconds_at(w.rows().end);
             to_places((end_s.min(performance_end_s) - free_s).max(0.0), 3)
         };
         Stage {
@@ -160,10 +158,7 @@ impl Stage {
                 .rests
                 .iter()
                 .map(|r| {
-                    let take = |row: usize| {
-                        let s = row.saturating_sub(padding.lead) as f64 * kept.plan.row_s;
-                        to_places(take_s(&kept.waits, s), 3)
-                    };
+                    let take = |row| to_places(take_s(&kept.waits, kept.plan.seconds_at(row)), 3);
                     Rested {
                         from_s: take(r.start),
                         to_s: take(r.end),

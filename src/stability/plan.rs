@@ -247,6 +247,12 @@ impl Plan {
         self.padding.lead + (seconds / self.row_s).round() as usize
     }
 
+    /// When `row` plays, seconds into the performance (0 for the lead's rows): the
+    /// inverse of [`Plan::row_at`].
+    pub fn seconds_at(&self, row: usize) -> f64 {
+        row.saturating_sub(self.padding.lead) as f64 * self.row_s
+    }
+
     fn rows_of(&self, seconds: f64) -> usize {
         (seconds / self.row_s).round().max(1.0) as usize
     }

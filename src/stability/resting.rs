@@ -307,14 +307,12 @@ pub fn apply(grid: &mut Grid, performed: &Grid, rests: &[Rest], profile: &Profil
         }
         // Within each joint's limits and speed, from the row before to the row after.
         let (from, to) = (rest.start - 1, (rest.end + 1).min(rows));
-        for &j in &legs {
-            let c = BODY_ANGLES + j;
-            let mut track: Vec<f64> = grid.rows[from..to].iter().map(|r| r[c]).collect();
-            keyframes::bound(&mut track, &profile.joints[j], max_step[j]);
-            for (r, v) in grid.rows[from..to].iter_mut().zip(track) {
-                r[c] = v;
-            }
-        }
+        keyframes::bound_rows(
+            &mut grid.rows[from..to],
+            legs.iter().copied(),
+            profile,
+            &max_step,
+        );
     }
 }
 

@@ -560,16 +560,12 @@ pub fn apply(grid: &mut Grid, walks: &[Walk], profile: &Profile) {
         // joint that lagged there jumped to the next row).
         let to = grid.rows.len();
         let from = rows.start.saturating_sub(blend + 1).min(to);
-        for leg in &joints {
-            for &j in leg {
-                let mut track: Vec<f64> =
-                    grid.rows[from..to].iter().map(|r| r[column(j)]).collect();
-                keyframes::bound(&mut track, &profile.joints[j], max_step[j]);
-                for (r, v) in grid.rows[from..to].iter_mut().zip(track) {
-                    r[column(j)] = v;
-                }
-            }
-        }
+        keyframes::bound_rows(
+            &mut grid.rows[from..to],
+            joints.iter().flatten().copied(),
+            profile,
+            &max_step,
+        );
     }
 }
 

@@ -975,10 +975,10 @@ fn the_mocapbank_kneel_is_played_resting_where_the_hips_are_down() {
             panic!("{model}: {:?}", balance.plan.rests)
         };
         // The rest covers the kneel, its ramps within a second and a half either side.
-        let row_s = balance.plan.row_s;
-        let lead = balance.plan.padding.lead;
-        let at = |row: usize| row.saturating_sub(lead) as f64 * row_s;
-        let (from, to) = (at(rest.start), at(rest.end));
+        let (from, to) = (
+            balance.plan.seconds_at(rest.start),
+            balance.plan.seconds_at(rest.end),
+        );
         assert!(
             from <= first && from >= first - 1.5 && to >= last && to <= last + 1.5,
             "{model}: rests {from:.1}–{to:.1} s, the hips down {first:.1}–{last:.1} s"
