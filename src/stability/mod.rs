@@ -118,3 +118,25 @@ pub fn testable_frames(motion: &Motion) -> Result<u64, BalanceError> {
     }
     Ok(count)
 }
+
+/// Solves a 3×3 system (Cramer's rule); `None` where it is singular.
+pub(crate) fn solve3(a: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
+    let det = |m: [[f64; 3]; 3]| {
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    };
+    let d = det(a);
+    if d.abs() < 1e-12 {
+        return None;
+    }
+    let mut out = [0.0; 3];
+    for (c, o) in out.iter_mut().enumerate() {
+        let mut m = a;
+        for r in 0..3 {
+            m[r][c] = b[r];
+        }
+        *o = det(m) / d;
+    }
+    Some(out)
+}

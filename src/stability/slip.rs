@@ -8,10 +8,21 @@
 //! every pair of 8 ms frames, the points the static test has the robot standing on in
 //! both are laid on the floor at its meant attitude (where it came down on a trot's paw
 //! in its swing, the two paws that carry the robot, at the attitude they carry it at:
-//! [`super::statics::Swing`]), and the body is moved over the floor
-//! (a turn and a shift) so that they move as little as possible (least squares). What
-//! each paw's rubber must still slide, less what it rolls as its shin turns, adds up
-//! while the paw stays down; the largest sum over a stay is the paw's demand.
+//! [`super::statics::Swing`]), and the body is moved over the floor (a turn and a
+//! shift) so that they move as little as possible, each weighted by the share of the
+//! weight it carries (least squares). What each paw's rubber must still slide, less
+//! what it rolls as its shin turns, adds up while the paw stays down; the largest sum
+//! over a stay is the paw's demand.
+//!
+//! The shares are the body's as a rigid plate on equal springs, which push but do not
+//! pull ([`loads`]): friction holds a paw in proportion to what it carries, so a paw that
+//! carries little takes the slide. Shared evenly instead, a robot sitting on its rump and
+//! hind paws while its front paws slide out (Sony's sleep to sit on the ERS-210) had its
+//! front paws demanded about two thirds of what the simulated floor slid them. Nor is
+//! it the least sum of load times slide (rigid Coulomb friction's answer, where the
+//! loaded paws hold and the light ones take it all): that demanded 94 mm of the ERS-7's
+//! left front paw in Sony's sit to sleep, which the simulated floor slid 64 mm, its
+//! legs' servos giving a little (2026-12-07).
 //!
 //! That fit is one way of sharing the slide out. A bound no floor can beat needs no fit:
 //! where two paws stay down together, the distance between their rubber's spots (each
@@ -75,8 +86,8 @@ pub fn demanded(
     let mut spans: HashMap<(usize, usize), (f64, f64)> = HashMap::new();
     let mut pair: Option<((usize, usize), f64)> = None;
     // The previous frame's standing points: contact index, centre on the floor (world
-    // xy, mm) and the contact's world orientation.
-    let mut previous: Vec<(usize, DVec2, DQuat)> = Vec::new();
+    // xy, mm), the contact's world orientation, and the share of the weight it carries.
+    let mut previous: Vec<(usize, DVec2, DQuat, f64)> = Vec::new();
     // The body's placement on the floor: a turn about the vertical and a shift.
     let mut placed = (0.0f64, DVec2::ZERO);
     for (f, stance) in mtn::dense_frames(motion).zip(stances) {
@@ -97,15 +108,24 @@ pub fn demanded(
             .filter(|(_, c)| on.contains(&c.name))
             .map(|(i, c)| (i, meant * c.centre(&pose), meant * pose.rotations[c.bone]))
             .collect();
-        // The points down in both frames fix the body's move; with fewer than two it may
-        // pivot or shift freely, and nothing need slide.
-        let pairs: Vec<(DVec2, DVec2)> = standing
+        // What each carries. On a trot's two paws the static test's centre of mass is
+        // where it came to rest, not over them: they share it.
+        let feet: Vec<DVec2> = standing.iter().map(|s| s.1.truncate()).collect();
+        let carried = match &stance.swing {
+            Some(_) => vec![1.0 / feet.len() as f64; feet.len()],
+            None => loads(&feet, stance.com),
+        };
+        // The points down in both frames fix the body's move, each weighted by what it
+        // carries over the two; with fewer than two it may pivot or shift freely, and
+        // nothing need slide.
+        let pairs: Vec<(DVec2, DVec2, f64)> = standing
             .iter()
-            .filter_map(|&(i, at, _)| {
+            .zip(&carried)
+            .filter_map(|(&(i, at, _), &share)| {
                 previous
                     .iter()
                     .find(|p| p.0 == i)
-                    .map(|p| (at.truncate(), p.1))
+                    .map(|p| (at.truncate(), p.1, 0.5 * (share + p.3)))
             })
             .collect();
         if pairs.len() >= 2 {
@@ -114,9 +134,10 @@ pub fn demanded(
         let (turn, shift) = placed;
         let yaw = DQuat::from_axis_angle(DVec3::Z, turn);
         let on_floor = |at: DVec3| DVec2::from_angle(turn).rotate(at.truncate()) + shift;
-        let now: Vec<(usize, DVec2, DQuat)> = standing
+        let now: Vec<(usize, DVec2, DQuat, f64)> = standing
             .iter()
-            .map(|&(i, at, q)| (i, on_floor(at), yaw * q))
+            .zip(&carried)
+            .map(|(&(i, at, q), &share)| (i, on_floor(at), yaw * q, share))
             .collect();
         for (k, &paw) in paws.iter().enumerate() {
             let here = now.iter().find(|p| p.0 == paw);
@@ -190,19 +211,77 @@ pub fn rolled(before: DQuat, now: DQuat, radius: f64) -> DVec2 {
 }
 
 /// The turn (radians) and shift (mm) that carry the points `from` (this frame, the
-/// robot's own floor frame) closest to `to` (where they were on the floor), least squares.
-fn fit(pairs: &[(DVec2, DVec2)]) -> (f64, DVec2) {
-    let n = pairs.len() as f64;
-    let a = pairs.iter().map(|p| p.0).sum::<DVec2>() / n;
-    let b = pairs.iter().map(|p| p.1).sum::<DVec2>() / n;
+/// robot's own floor frame) closest to `to` (where they were on the floor), least
+/// squares, each point weighted by the third (all alike where none weighs anything).
+fn fit(pairs: &[(DVec2, DVec2, f64)]) -> (f64, DVec2) {
+    let total: f64 = pairs.iter().map(|p| p.2.max(0.0)).sum();
+    let weight = |w: f64| match total > 1e-9 {
+        true => w.max(0.0) / total,
+        false => 1.0 / pairs.len() as f64,
+    };
+    let a = pairs.iter().map(|p| p.0 * weight(p.2)).sum::<DVec2>();
+    let b = pairs.iter().map(|p| p.1 * weight(p.2)).sum::<DVec2>();
     let (mut dot, mut cross) = (0.0, 0.0);
-    for (p, q) in pairs {
-        let (p, q) = (*p - a, *q - b);
-        dot += p.dot(q);
-        cross += p.perp_dot(q);
+    for &(p, q, w) in pairs {
+        let (p, q, w) = (p - a, q - b, weight(w));
+        dot += w * p.dot(q);
+        cross += w * p.perp_dot(q);
     }
     let turn = cross.atan2(dot);
     (turn, b - DVec2::from_angle(turn).rotate(a))
+}
+
+/// The share of the weight each of the points `feet` carries (floor xy, mm), the centre
+/// of mass over `com`: the body as a rigid plate on equal springs at those points, so
+/// that each carries a share linear in where it stands (the least-squares shares that
+/// put `com` at their centre), and a point whose share would be negative lifts off and
+/// the rest carry it. Where no such shares exist (the centre of mass outside the
+/// points, or fewer than three of them not on a line), they share alike.
+pub fn loads(feet: &[DVec2], com: DVec2) -> Vec<f64> {
+    let alike = vec![1.0 / feet.len().max(1) as f64; feet.len()];
+    let mut on: Vec<usize> = (0..feet.len()).collect();
+    // Each round lifts one point off: at most as many rounds as there are points.
+    while on.len() >= 3 {
+        // Shares w = Aᵀλ with A w = (1, 0, 0), A's rows 1, x and y of the points on,
+        // measured from the centre of mass.
+        let rel: Vec<DVec2> = on.iter().map(|&i| feet[i] - com).collect();
+        let n = rel.len() as f64;
+        let sum = |f: &dyn Fn(DVec2) -> f64| rel.iter().map(|&p| f(p)).sum::<f64>();
+        let (sx, sy) = (sum(&|p| p.x), sum(&|p| p.y));
+        let (sxx, sxy, syy) = (
+            sum(&|p| p.x * p.x),
+            sum(&|p| p.x * p.y),
+            sum(&|p| p.y * p.y),
+        );
+        // Points on a line (within a millimetre) carry no plate.
+        let (vx, vy, cxy) = (
+            sxx / n - (sx / n).powi(2),
+            syy / n - (sy / n).powi(2),
+            sxy / n - sx * sy / (n * n),
+        );
+        let least_spread = 0.5 * (vx + vy) - (0.25 * (vx - vy).powi(2) + cxy * cxy).sqrt();
+        if least_spread.is_nan() || least_spread <= 1.0 {
+            return alike;
+        }
+        let a = [[n, sx, sy], [sx, sxx, sxy], [sy, sxy, syy]];
+        let Some(l) = super::solve3(a, [1.0, 0.0, 0.0]) else {
+            return alike;
+        };
+        let shares: Vec<f64> = rel.iter().map(|p| l[0] + l[1] * p.x + l[2] * p.y).collect();
+        let Some((lowest, &least)) = shares.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1))
+        else {
+            return alike;
+        };
+        if least >= 0.0 {
+            let mut all = vec![0.0; feet.len()];
+            for (&i, s) in on.iter().zip(shares) {
+                all[i] = s;
+            }
+            return all;
+        }
+        on.remove(lowest);
+    }
+    alike
 }
 
 #[cfg(test)]
@@ -219,13 +298,17 @@ mod tests {
             DVec2::new(-60.0, 40.0),
             DVec2::new(-60.0, -40.0),
         ];
-        let pairs: Vec<(DVec2, DVec2)> = from
-            .iter()
-            .map(|&p| (p, DVec2::from_angle(turn).rotate(p) + shift))
-            .collect();
-        let (t, s) = fit(&pairs);
-        assert!((t - turn).abs() < 1e-12, "{t}");
-        assert!(s.distance(shift) < 1e-9, "{s}");
+        // Whatever the points weigh, where nothing need slide.
+        for weights in [[1.0; 4], [0.1, 0.2, 0.3, 0.4]] {
+            let pairs: Vec<(DVec2, DVec2, f64)> = from
+                .iter()
+                .zip(weights)
+                .map(|(&p, w)| (p, DVec2::from_angle(turn).rotate(p) + shift, w))
+                .collect();
+            let (t, s) = fit(&pairs);
+            assert!((t - turn).abs() < 1e-12, "{t}");
+            assert!(s.distance(shift) < 1e-9, "{s}");
+        }
     }
 
     #[test]
@@ -243,17 +326,84 @@ mod tests {
     }
 
     #[test]
-    fn two_points_drawn_apart_share_the_slide() {
-        // Two paws 100 mm apart move to 140 mm apart: each must slide 20 mm.
-        let pairs = [
-            (DVec2::new(-70.0, 0.0), DVec2::new(-50.0, 0.0)),
-            (DVec2::new(70.0, 0.0), DVec2::new(50.0, 0.0)),
+    fn two_points_drawn_apart_share_the_slide_as_they_share_the_weight() {
+        // Two paws 100 mm apart move to 140 mm apart: carrying alike, each must slide
+        // 20 mm; the one carrying three quarters of the weight slides a quarter of the
+        // 40 mm, the other the rest.
+        let moved = |w: [f64; 2]| -> Vec<f64> {
+            let pairs = [
+                (DVec2::new(-70.0, 0.0), DVec2::new(-50.0, 0.0), w[0]),
+                (DVec2::new(70.0, 0.0), DVec2::new(50.0, 0.0), w[1]),
+            ];
+            let (t, s) = fit(&pairs);
+            pairs
+                .iter()
+                .map(|(p, q, _)| (DVec2::from_angle(t).rotate(*p) + s).distance(*q))
+                .collect()
+        };
+        for m in [moved([0.5, 0.5]), moved([0.0, 0.0])] {
+            assert!(m.iter().all(|m| (m - 20.0).abs() < 1e-9), "{m:?}");
+        }
+        let m = moved([0.75, 0.25]);
+        assert!(
+            (m[0] - 10.0).abs() < 1e-9 && (m[1] - 30.0).abs() < 1e-9,
+            "{m:?}"
+        );
+    }
+
+    /// The net force and moment of `shares` about `com`: zero where they carry it.
+    fn unbalanced(feet: &[DVec2], shares: &[f64], com: DVec2) -> (f64, DVec2) {
+        let total: f64 = shares.iter().sum();
+        let moment: DVec2 = feet.iter().zip(shares).map(|(p, w)| (*p - com) * *w).sum();
+        (total - 1.0, moment)
+    }
+
+    #[test]
+    fn the_shares_carry_the_centre_of_mass_and_a_paw_it_leans_away_from_lifts_off() {
+        let feet = [
+            DVec2::new(60.0, 40.0),
+            DVec2::new(60.0, -40.0),
+            DVec2::new(-60.0, 40.0),
+            DVec2::new(-60.0, -40.0),
         ];
-        let (t, s) = fit(&pairs);
-        let moved: Vec<f64> = pairs
-            .iter()
-            .map(|(p, q)| (DVec2::from_angle(t).rotate(*p) + s).distance(*q))
-            .collect();
-        assert!(moved.iter().all(|m| (m - 20.0).abs() < 1e-9), "{moved:?}");
+        // Over the middle of a rectangle: alike.
+        let w = loads(&feet, DVec2::ZERO);
+        assert!(w.iter().all(|w| (w - 0.25).abs() < 1e-12), "{w:?}");
+        // Moved toward the hind paws, they carry more, and every share is balanced
+        // about it (a plate on springs: linear in x, the front pair 0.25 − 0.3·x/120).
+        for (com, front) in [
+            (DVec2::new(-30.0, 0.0), 0.125),
+            (DVec2::new(-20.0, 10.0), 1.0 / 6.0),
+        ] {
+            let w = loads(&feet, com);
+            let (force, moment) = unbalanced(&feet, &w, com);
+            assert!(force.abs() < 1e-12 && moment.length() < 1e-9, "{w:?}");
+            assert!(w.iter().all(|w| *w >= 0.0), "{w:?}");
+            assert!((w[0] + w[1] - 2.0 * front).abs() < 1e-9, "{com}: {w:?}");
+        }
+        // Near the left hind paw, the right front one would pull: it lifts off, and the
+        // other three carry the weight as three points must (exactly, by the moments).
+        let com = DVec2::new(-45.0, 30.0);
+        let w = loads(&feet, com);
+        assert_eq!(w[1], 0.0, "{w:?}");
+        let (force, moment) = unbalanced(&feet, &w, com);
+        assert!(force.abs() < 1e-12 && moment.length() < 1e-9, "{w:?}");
+        assert!(w.iter().all(|w| *w >= 0.0), "{w:?}");
+        // Outside the paws, or on two points, or on points in a line: alike.
+        for (feet, com) in [
+            (&feet[..], DVec2::new(100.0, 0.0)),
+            (&feet[..2], DVec2::new(60.0, 0.0)),
+            (
+                &[DVec2::ZERO, DVec2::X * 10.0, DVec2::X * 20.0][..],
+                DVec2::X * 5.0,
+            ),
+        ] {
+            let w = loads(feet, com);
+            assert!(
+                w.iter()
+                    .all(|w| (w - 1.0 / feet.len() as f64).abs() < 1e-12),
+                "{w:?}"
+            );
+        }
     }
 }

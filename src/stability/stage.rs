@@ -38,7 +38,7 @@ use super::kinematics::{
 use super::plan::{Phase, Plan, PAWS};
 use super::qp::{self, Bound, Constraint, Matrix, Problem};
 use super::support::convex_hull;
-use super::BalanceError;
+use super::{solve3, BalanceError};
 use crate::keyframes::{max_steps, Grid, BODY_ANGLES};
 use crate::robot::legs::{Leg, LegId};
 use crate::robot::profile::Profile;
@@ -1122,28 +1122,6 @@ struct Weights<'a> {
 /// Where the body of variables `x` is against `standing`'s, mm.
 fn body_offset(x: &[f64], standing: &[f64]) -> DVec3 {
     DVec3::new(x[0], x[1], x[2]) - DVec3::new(standing[0], standing[1], standing[2])
-}
-
-/// Solves a 3×3 system (Cramer's rule); `None` where it is singular.
-fn solve3(a: [[f64; 3]; 3], b: [f64; 3]) -> Option<[f64; 3]> {
-    let det = |m: [[f64; 3]; 3]| {
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
-            + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
-    };
-    let d = det(a);
-    if d.abs() < 1e-12 {
-        return None;
-    }
-    let mut out = [0.0; 3];
-    for (c, o) in out.iter_mut().enumerate() {
-        let mut m = a;
-        for r in 0..3 {
-            m[r][c] = b[r];
-        }
-        *o = det(m) / d;
-    }
-    Some(out)
 }
 
 #[cfg(test)]

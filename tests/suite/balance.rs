@@ -436,15 +436,21 @@ fn sonys_own_motions_stay_up_in_the_simulation() {
         let r = simulate(&decoded.motion);
         assert!(r.fall.is_none(), "{}: {}", path.display(), r.summary());
         over_10.extend(slid_as_the_geometry_demands(&path, &decoded.motion, &r));
-        // On the ERS-7, whose masses are Webots' rather than estimates, a paw slides about
-        // what the joint angles alone demand of it where the robot does not walk (at most
-        // 8 mm more, 2026-12-07; the ERS-200 series' front paws take up to 35 mm more
-        // where the robot sits: the README's slip paragraph).
+        // Where the robot does not walk, a paw slides about what the joint angles alone
+        // demand of it, the slide shared by load: on the ERS-7, whose masses are
+        // Webots' rather than estimates, at most 6 mm more (2026-12-07); on the ERS-200
+        // series up to 29 mm more, its front paws where the robot sits (the README's
+        // slip paragraph). A floor much slipperier than the one calibrated, or a demand
+        // shared otherwise, goes past these.
         let name = path.file_name().unwrap().to_string_lossy();
-        if decoded.motion.design_label == "DRX-1000" && !name.contains("walk") {
+        let past = match decoded.motion.design_label.as_str() {
+            "DRX-1000" => aibo_motion::stability::physics::SLIP_MM,
+            _ => 3.0 * aibo_motion::stability::physics::SLIP_MM,
+        };
+        if !name.contains("walk") {
             for s in &r.slipped {
                 assert!(
-                    s.max_mm <= s.demanded_mm + aibo_motion::stability::physics::SLIP_MM,
+                    s.max_mm <= s.demanded_mm + past,
                     "{}: {} slid {:.1} mm, its angles demand {:.1} mm",
                     path.display(),
                     s.paw,
