@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes synthetic walking takes (BVH, under 40 kB each) into a folder, as fuzz seeds
+"""Writes synthetic walking takes (BVH, under 50 kB each) into a folder, as fuzz seeds
 for `build_from_bvh`: without them its corpus shrinks to inputs that never walk, and the
 gait, the felt floor and the choice between crawl and trot go unfuzzed. The performer
 is the tests' (`tests/suite/common/mod.rs`, read from there): a straight walk at 2.5 leg
 lengths a second with the head turning and the legs and arms swinging, a 1 m circle,
-and a run at 3 leg lengths a second.
+a run at 3 leg lengths a second, and a squat held for three seconds (the robot rests:
+`stability::resting`).
 
     scripts/walk-seeds.py FOLDER
 """
@@ -72,12 +73,33 @@ def run(t):
     return (0.0, 0.0, 3.0 * LEG * max(0.0, t - 0.5))
 
 
+def squat_depth(t):
+    """The hips this far lower: into a squat (thighs level, shins upright) from 1 s to
+    1.5 s, and up again from 4.5 s to 5 s, as `a_performer_who_squats_…` has it."""
+    return 42.0 * min(max((t - 1.0) / 0.5, 0.0), 1.0) * min(max((5.0 - t) / 0.5, 0.0), 1.0)
+
+
+def squat(t):
+    return (0.0, -squat_depth(t), 0.0)
+
+
+def squat_turns(t):
+    bend = 90.0 * squat_depth(t) / 42.0
+    return [
+        ("LeftUpLeg", "x", -bend),
+        ("LeftLeg", "x", bend),
+        ("RightUpLeg", "x", -bend),
+        ("RightLeg", "x", bend),
+    ]
+
+
 folder = sys.argv[1] if len(sys.argv) > 1 else sys.exit(__doc__)
 os.makedirs(folder, exist_ok=True)
 for name, text in [
     ("walk-straight.bvh", take(110, straight, gestures)),
     ("walk-circle.bvh", take(110, circle, circle_turns)),
     ("run.bvh", take(100, run, gestures)),
+    ("squat.bvh", take(180, squat, squat_turns)),
 ]:
     with open(os.path.join(folder, "synthetic-" + name), "w") as f:
         f.write(text)

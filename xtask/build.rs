@@ -8,6 +8,17 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(can_replay_on_mips)");
     println!("cargo::rustc-check-cfg=cfg(can_build_openr_host)");
     println!("cargo::rerun-if-env-changed=PATH");
+    // Installing a tool (or rust-src) into a folder already on PATH changes no variable:
+    // the folders themselves are watched, so the tests stop being ignored once the
+    // tools are there (and cargo looks again only when something in them changes).
+    for dir in std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+        .unwrap_or_default()
+    {
+        if dir.is_absolute() && dir.is_dir() {
+            println!("cargo::rerun-if-changed={}", dir.display());
+        }
+    }
     let runs = |tool: &str| {
         std::process::Command::new(tool)
             .arg("--version")
@@ -22,9 +33,13 @@ fn main() {
         .ok()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .is_some_and(|root| {
-            std::path::Path::new(&root)
-                .join("lib/rustlib/src/rust/library/core")
-                .is_dir()
+            let rustlib = std::path::Path::new(&root).join("lib/rustlib");
+            let found = rustlib.join("src/rust/library/core").is_dir();
+            // Until it is added (the folder holds little else until then).
+            if !found && rustlib.is_dir() {
+                println!("cargo::rerun-if-changed={}", rustlib.display());
+            }
+            found
         });
     if rust_src && runs("c++") {
         println!("cargo::rustc-cfg=can_build_openr_host");
