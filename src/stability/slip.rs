@@ -369,8 +369,10 @@ mod tests {
         // Over the middle of a rectangle: alike.
         let w = loads(&feet, DVec2::ZERO);
         assert!(w.iter().all(|w| (w - 0.25).abs() < 1e-12), "{w:?}");
-        // Moved toward the hind paws, they carry more, and every share is balanced
-        // about it (a plate on springs: linear in x, the front pair 0.25 − 0.3·x/120).
+        // Moved toward the hind paws, they carry more, and the shares balance about it:
+        // a plate on springs gives each paw at (x, y) the share 1/4 + x·cx/14400 +
+        // y·cy/6400 for the centre of mass at (cx, cy), so each front paw 1/8 with it
+        // 30 mm back, and the two 1/3 together with it at (−20, 10).
         for (com, front) in [
             (DVec2::new(-30.0, 0.0), 0.125),
             (DVec2::new(-20.0, 10.0), 1.0 / 6.0),
