@@ -11,11 +11,20 @@ fn main() {
     // Installing a tool (or rust-src) into a folder already on PATH changes no variable:
     // the folders themselves are watched, so the tests stop being ignored once the
     // tools are there (and cargo looks again only when something in them changes).
+    // Cargo scans a watched folder whole: only flat ones, as tool folders are (a PATH
+    // that names a whole tree, `/usr` or a home folder, is not scanned at every build).
+    let flat = |dir: &std::path::Path| {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .all(|e| e.file_type().is_ok_and(|t| !t.is_dir()))
+        })
+    };
     for dir in std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
         .unwrap_or_default()
     {
-        if dir.is_absolute() && dir.is_dir() {
+        if dir.is_absolute() && flat(&dir) {
             println!("cargo::rerun-if-changed={}", dir.display());
         }
     }
