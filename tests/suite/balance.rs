@@ -1591,3 +1591,44 @@ fn slid_as_the_geometry_demands(
     let name = path.file_name().unwrap().to_string_lossy().to_string();
     (!name.contains("walk")).then_some(name)
 }
+
+#[test]
+fn going_straight_between_the_standard_postures_stays_up_on_every_model() {
+    // The robot rests where the performer kneels (`stability::resting`) by going from a
+    // stand into its sit or sleep posture, and back, straight through joint space: each
+    // change between the postures, over a second or over half of one, stays up in the
+    // static test and in the simulation at the proof's torque, on every model.
+    let postures = ["stand", "sit", "sleep"];
+    for model in ["ERS-7", "ERS-210", "ERS-220"] {
+        let profile = Profile::builtin(model).unwrap();
+        let torque =
+            aibo_motion::stability::physics::SERVO_TORQUE_NM * aibo_motion::pipeline::PROOF_TORQUE;
+        for from in postures {
+            for to in postures.into_iter().filter(|&p| p != from) {
+                for frames in [62, 31] {
+                    let poses = [
+                        Pose {
+                            posture: from,
+                            set: &[],
+                        },
+                        Pose {
+                            posture: to,
+                            set: &[],
+                        },
+                    ];
+                    let m = on(model, &format!("a_{from}#{to}_straight"), &poses, frames);
+                    let at = format!("{model}, {from} to {to} in {frames} frames");
+                    let statics = statics::check(&m, &profile, statics::DEFAULT_MARGIN_MM).unwrap();
+                    assert!(
+                        statics.faults().next().is_none(),
+                        "{at}: {}",
+                        statics.summary()
+                    );
+                    let r =
+                        aibo_motion::stability::physics::simulate(&m, &profile, torque).unwrap();
+                    assert!(r.fall.is_none(), "{at}: {}", r.summary());
+                }
+            }
+        }
+    }
+}
