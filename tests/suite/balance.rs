@@ -439,9 +439,9 @@ fn sonys_own_motions_stay_up_in_the_simulation() {
         // Where the robot does not walk, a paw slides about what the joint angles alone
         // demand of it, the slide shared by load: on the ERS-7, whose masses are
         // Webots' rather than estimates, at most 6 mm more (2026-12-07); on the ERS-200
-        // series up to 29 mm more, its front paws where the robot sits (the README's
-        // slip paragraph). A floor much slipperier than the one calibrated, or a demand
-        // shared otherwise, goes past these.
+        // series up to 29 mm more, where the robot sits or goes down to sit (the
+        // README's slip paragraph). A floor much slipperier than the one calibrated, or
+        // a demand shared otherwise (evenly: 35 mm), goes past these.
         let name = path.file_name().unwrap().to_string_lossy();
         let past = match decoded.motion.design_label.as_str() {
             "DRX-1000" => aibo_motion::stability::physics::SLIP_MM,
