@@ -1,6 +1,7 @@
 //! Any MTN that decodes can be tested for balance, statically and (short ones) in the
-//! simulation, without a panic, a hang or a non-finite report, whatever its joint
-//! values, body attitude or segment lengths.
+//! simulation, without a panic, a hang or a non-finite report (its slips and what the
+//! joint angles demand of them included), whatever its joint values, body attitude or
+//! segment lengths.
 #![no_main]
 
 use aibo_motion::robot::profile::Profile;
@@ -28,6 +29,11 @@ fuzz_target!(|data: &[u8]| {
     if frames <= 500 {
         if let Ok(report) = physics::simulate(&motion, &profile, physics::SERVO_TORQUE_NM) {
             assert!(report.path.iter().all(|p| p.x_mm.is_finite() && p.z_mm.is_finite()));
+            // What each paw slid, and what its joint angles demand of it (the slide
+            // shared by load): distances, whatever the poses.
+            assert!(report.slipped.iter().all(|s| {
+                s.max_mm.is_finite() && s.demanded_mm.is_finite() && s.demanded_mm >= 0.0
+            }));
         }
     }
 });
