@@ -111,10 +111,7 @@ fn main() {
     // Where the robot rests (sits or lies down) the yardstick has no standing to
     // measure: the stage's pose stands in.
     let resting: Vec<bool> = (0..without.len())
-        .map(|f| {
-            let row = plan.row_at(f as f64 * built.tracks.frame_time);
-            plan.rests.iter().any(|r| r.rows().contains(&row))
-        })
+        .map(|f| plan.resting(plan.row_at(f as f64 * built.tracks.frame_time)))
         .collect();
     let mut unreached = 0usize;
     let floor: Vec<Vec<f64>> = without

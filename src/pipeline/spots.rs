@@ -175,10 +175,9 @@ fn likeliest(
             (from..to).contains(&row)
         })
     };
-    let rests_on = |row: usize| plan.rests.iter().any(|r| r.rows().contains(&row));
     let performers = stage.performers_spots(
         &planned.grid,
-        |row| !walks_on(row) && !rests_on(row),
+        |row| !walks_on(row) && !plan.resting(row),
         |row, paw| !plan.wanted(row, paw),
     );
     // Each: where, the spots, and how much lower the body stands.

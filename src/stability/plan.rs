@@ -336,6 +336,11 @@ impl Plan {
         self.rows_of(self.timing.min_down_s) + self.rows_of(self.timing.shift_s)
     }
 
+    /// Whether the robot rests (sits or lies down) on `row`, its ramps included.
+    pub fn resting(&self, row: usize) -> bool {
+        self.rests.iter().any(|r| r.rows().contains(&row))
+    }
+
     /// Whether `paw`'s limb gestures on `row` (whether or not the paw lifts for it).
     pub fn wanted(&self, row: usize, paw: usize) -> bool {
         self.wants
