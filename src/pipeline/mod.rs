@@ -551,8 +551,7 @@ fn keep_planned(
         let mut balanced = balanced
             .take()
             .unwrap_or_else(|| stage.balance(&grid, &plan, &margins));
-        walking::apply(&mut balanced.grid, &plan.walks, profile);
-        resting::apply(&mut balanced.grid, &grid, &plan.rests, profile);
+        lay_legs(&mut balanced.grid, &grid, &plan, profile);
         let mut keyed = finish(&balanced.grid, profile, &options.keyframes)?;
         let proof = prove(&keyed.motion, profile)?;
         let windows = proof.falls();
@@ -649,6 +648,20 @@ fn keep_planned(
         });
         trim_tail(&mut plan, &mut grid, &mut margins, standing_tail);
     }
+}
+
+/// The legs the stage does not plan laid over its rows `grid`: the walks' gait
+/// ([`walking::apply`]) and the rests' postures ([`resting::apply`], toward the legs of
+/// `performed`, the grid the stage balanced). The proof's motion and the felt walks'
+/// floor both play them.
+fn lay_legs(
+    grid: &mut keyframes::Grid,
+    performed: &keyframes::Grid,
+    plan: &Plan,
+    profile: &Profile,
+) {
+    walking::apply(grid, &plan.walks, profile);
+    resting::apply(grid, performed, &plan.rests, profile);
 }
 
 /// The rows `grid` was padded with for a walk to finish after the performance, cut

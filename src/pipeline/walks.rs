@@ -95,8 +95,7 @@ pub fn planned_on(stage: &Stage, from: &Balancing, way: Way, spots: [DVec2; 4]) 
                         rows: progress.rows().to_vec(),
                         frame_ms: padded.frame_ms,
                     };
-                    walking::apply(&mut rows, &plan.walks, profile);
-                    crate::stability::resting::apply(&mut rows, &padded, &plan.rests, profile);
+                    super::lay_legs(&mut rows, &padded, &plan, profile);
                     rows
                 };
                 let step_s = grid.step_s();
