@@ -234,6 +234,12 @@ fn segment_median(likeness: &Likeness, name: &str) -> f64 {
         .median_deg
 }
 
+/// The shared BVH take `name` (in `../shared/mocap-samples/bvh`), read.
+fn shared_bvh(name: &str) -> aibo_motion::source::Clip {
+    let take = common::shared("mocap-samples").join("bvh").join(name);
+    bvh::read(&std::fs::read(take).unwrap()).unwrap()
+}
+
 /// A segment's median likeness in `built`, degrees.
 fn built_median(built: &Built, profile: &Profile, name: &str) -> f64 {
     segment_median(&built.likeness(profile).unwrap(), name)
@@ -349,10 +355,7 @@ fn a_performer_who_stands_and_nods_is_built_as_without_the_stage() {
 #[cfg_attr(not(shared_mocap), ignore = "needs ../shared/mocap-samples")]
 fn the_bandai_wave_keeps_its_waving_arm_on_every_model() {
     // A 0.6 s take: the left arm rises, waves and comes down.
-    let take = common::shared("mocap-samples")
-        .join("bvh")
-        .join("bandai2__wave-left-hand_active_011.bvh");
-    let clip = bvh::read(&std::fs::read(take).unwrap()).unwrap();
+    let clip = shared_bvh("bandai2__wave-left-hand_active_011.bvh");
     for model in ["ERS-7", "ERS-210", "ERS-220"] {
         let profile = Profile::builtin(model).unwrap();
         let kept = build(&clip, &profile, &BuildOptions::default()).unwrap();
@@ -938,10 +941,7 @@ fn a_performer_who_squats_gets_the_robot_resting_on_its_body_and_it_stays_up() {
 fn the_mocapbank_kneel_is_played_resting_where_the_hips_are_down() {
     // bvh-python's test_mocapbank kneels on one knee and leans over, its hips about half
     // their standing height, from about 4 s to 12 s.
-    let take = common::shared("mocap-samples")
-        .join("bvh")
-        .join("bvh-python__test_mocapbank.bvh");
-    let clip = bvh::read(&std::fs::read(take).unwrap()).unwrap();
+    let clip = shared_bvh("bvh-python__test_mocapbank.bvh");
     // Where the hips are down, by their world height (the root joint's): below the
     // middle of their highest and lowest.
     let heights: Vec<f64> = (0..clip.frames)
