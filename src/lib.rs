@@ -13,7 +13,6 @@ pub mod check;
 #[cfg(feature = "cli")]
 pub mod docs;
 pub mod edit;
-pub mod export;
 pub mod fsio;
 pub mod keyframes;
 pub mod likeness;
@@ -22,16 +21,11 @@ pub mod link;
 pub mod mtn;
 pub mod oda;
 pub mod pipeline;
-#[cfg(feature = "view")]
-pub mod plot;
-#[cfg(feature = "view")]
-pub mod preview;
 pub mod retarget;
 pub mod robot;
-#[cfg(feature = "sound")]
-pub mod sound;
 pub mod source;
 pub mod stability;
 pub mod stick;
 pub mod terminal;
 pub mod units;
+pub mod view;

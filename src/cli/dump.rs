@@ -73,13 +73,13 @@ pub fn run(args: Args) -> Result<Outcome> {
     super::log_warnings(&decoded.warnings);
     let motion = decoded.motion;
     let frames = mtn::dense_frame_count(&motion);
-    if args.dense && frames > aibo_motion::export::MAX_FRAMES {
+    if args.dense && frames > aibo_motion::view::export::MAX_FRAMES {
         anyhow::bail!(
             "{}: {frames} frames of 8 ms ({:.1} hours) is more than the {} --dense writes; \
              dump its keyframes instead",
             args.file.display(),
             frames as f64 * 0.008 / 3600.0,
-            aibo_motion::export::MAX_FRAMES
+            aibo_motion::view::export::MAX_FRAMES
         );
     }
     fsio::write_output(&args.output, &[&args.file], |w| match args.format {

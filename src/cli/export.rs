@@ -1,7 +1,7 @@
 //! `aibo-motion export`: a motion as a BVH of the robot's own skeleton.
 
 use super::{motion_to_view, Outcome, ViewArgs};
-use aibo_motion::export::{self, Placement, Rate, Travel};
+use aibo_motion::view::export::{self, Placement, Rate, Travel};
 
 /// Which frames to write: [`Rate`] on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -34,7 +34,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         .file
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let svg = aibo_motion::plot::svg(&motion, &profile, &title)
+    let svg = aibo_motion::view::plot::svg(&motion, &profile, &title)
         .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
     fsio::write_bytes(&args.output, &[&args.file], svg.as_bytes())?;
     super::say_written(&args.output, "every joint's angle over time (SVG)")?;

@@ -63,17 +63,17 @@ pub fn run(args: Args) -> Result<Outcome> {
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let figure = if args.physics {
-        aibo_motion::preview::Figure::Physics
+        aibo_motion::view::preview::Figure::Physics
     } else {
-        aibo_motion::preview::Figure::Kinematic
+        aibo_motion::view::preview::Figure::Kinematic
     };
     let text = if html {
         if args.at.is_some() {
             bail!("--at draws a still: write it to an .svg file");
         }
-        aibo_motion::preview::html(&motion, &profile, &title, figure)
+        aibo_motion::view::preview::html(&motion, &profile, &title, figure)
     } else {
-        aibo_motion::preview::svg(&motion, &profile, &title, args.at, figure)
+        aibo_motion::view::preview::svg(&motion, &profile, &title, args.at, figure)
     }
     .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
     fsio::write_bytes(&args.output, &[&args.file], text.as_bytes())?;

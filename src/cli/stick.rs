@@ -613,12 +613,13 @@ fn add(
         .transpose()?;
     if let (Some(path), Some(entry)) = (sound_file, &mut sound) {
         if &entry.kind == b"WAVE" {
-            let why = aibo_motion::sound::unplayable(&entry.data, &stick.model)
+            let why = aibo_motion::stick::sound::unplayable(&entry.data, &stick.model)
                 .with_context(|| path.display().to_string())?;
             match why {
                 None => {}
                 Some(_) if convert_sound => {
-                    entry.data = aibo_motion::sound::convert(path, &entry.data, &stick.model)?;
+                    entry.data =
+                        aibo_motion::stick::sound::convert(path, &entry.data, &stick.model)?;
                 }
                 Some(why) => anyhow::bail!(
                     "{}: {why}; add it with --convert-sound to convert it",

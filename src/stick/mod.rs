@@ -12,5 +12,7 @@ pub mod mwc;
 pub mod remove;
 pub mod settings;
 pub mod skit;
+#[cfg(feature = "sound")]
+pub mod sound;
 pub mod tree;
 pub mod wifi;

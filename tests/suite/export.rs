@@ -4,11 +4,11 @@
 
 use crate::common;
 
-use aibo_motion::export::{self, Rate};
 use aibo_motion::mtn::{self, Motion};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::robot::skeleton::Skeleton;
 use aibo_motion::source::{self, ReadOptions};
+use aibo_motion::view::export::{self, Rate};
 use glam::DVec3;
 use std::path::Path;
 

@@ -287,10 +287,10 @@ fn the_closed_form_finds_the_angles_back_and_agrees_with_ks_solver() {
 
 #[test]
 fn every_paw_is_in_one_place_in_the_chain_the_skeleton_and_the_bvh() {
-    use aibo_motion::export::{self, channel_of, Rate};
     use aibo_motion::robot::skeleton::Skeleton;
     use aibo_motion::source::kinematics::end_positions;
     use aibo_motion::units::axis_rotation;
+    use aibo_motion::view::export::{self, channel_of, Rate};
 
     let mut random = Angles(11);
     for model in ["ERS-210", "ERS-220", "ERS-7"] {
