@@ -841,6 +841,52 @@ mod tests {
             .collect()
     }
 
+    /// The share of a walk's joint-rows (`walked`, rows `row_s` apart) that ask a leg
+    /// joint past its speed, as the written motion bounds it (`keyframes::max_steps`).
+    fn past_speed(profile: &Profile, walked: &Walked, row_s: f64) -> f64 {
+        let steps = crate::keyframes::max_steps(profile, (row_s * 1000.0).round() as u32);
+        let (mut past, mut all) = (0usize, 0usize);
+        for rows in walked.legs.windows(2) {
+            for (paw, joints) in walked.joints.iter().enumerate() {
+                for (k, &j) in joints.iter().enumerate() {
+                    all += 1;
+                    let step = steps[j].expect("a leg joint has a speed");
+                    past += usize::from((rows[1][paw][k] - rows[0][paw][k]).abs() > step);
+                }
+            }
+        }
+        past as f64 / all.max(1) as f64
+    }
+
+    #[test]
+    fn the_ers7_walks_crouched_as_its_knees_lag_a_swing_from_the_stand() {
+        // From the stand's near-straight hind legs, a paw rises only for a large turn
+        // of the knee: upright, a swing asks the knees past their speed on more rows
+        // than crouched, in either style (the profile gives the figures: 3.6% against
+        // 2.4% of the crawl's joint-rows, 7.4% against 4.1% of the trot's).
+        let profile = Profile::builtin("ERS-7").unwrap();
+        assert!(profile.walk.crouch > 0.0);
+        let row_s = 0.016;
+        for style in [Style::CRAWL, Style::TROT] {
+            // Straight ahead for 10 s, at the style's fastest.
+            let path = straight_ahead(style.fastest_mm_s() * 10.0, 10.0, row_s);
+            let share = |style: Style| {
+                let gait = Gait::styled(&profile, style).unwrap();
+                past_speed(&profile, &gait.walk(&path, row_s, None, None), row_s)
+            };
+            let upright = Style {
+                crouched: false,
+                ..style
+            };
+            let (crouched, upright) = (share(style), share(upright));
+            assert!(
+                crouched < 0.75 * upright,
+                "{}: {crouched:.3} crouched, {upright:.3} upright",
+                style.name
+            );
+        }
+    }
+
     #[test]
     fn a_walk_planted_on_other_spots_steps_off_them_and_back_onto_them() {
         // Front paws forward and out (left is +y), hind paws forward: a trot (no sway)
