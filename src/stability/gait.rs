@@ -391,6 +391,7 @@ impl Gait {
         // The cycle's phase, from −(sway in) as the body sways over before the first step.
         let mut phase = -SWAY_IN_S / style.cycle_max_s;
         let mut stepped_home = [false; 4];
+        let mut homing = false;
         // How far each paw on the floor stands from where the gait would have it, while
         // it stands on the spot the walk starts or ends on (`None` once it stepped off).
         let mut off_place: [Option<DVec3>; 4] =
@@ -450,10 +451,13 @@ impl Gait {
             // How long it may walk on, from how far it faces from the path's end as the
             // path ends.
             let catch_up = path_done.map(|_| *catching_up.get_or_insert(catch_up_s(off_heading)));
-            let walking = in_time
+            // Once it stops to step home it stays stopped: a body felt to slip back off
+            // its arrival would otherwise walk a paw back off the spot it stepped home to.
+            homing |= !(in_time
                 && path_done
                     .zip(catch_up)
-                    .is_none_or(|(done, s)| !arrived && (row - done) as f64 * row_s < s);
+                    .is_none_or(|(done, s)| !arrived && (row - done) as f64 * row_s < s));
+            let walking = !homing;
             let asked = walking.then(|| {
                 let ahead = onward.rotate(next.at - target.at) / row_s;
                 let turning = wrap(next.heading - target.heading) / row_s;
@@ -519,9 +523,21 @@ impl Gait {
                     };
                     let reach =
                         (linear + rotate(turn, home.truncate())) * (style.stance() * cycle / 2.0);
+                    let mut land = home + reach.extend(0.0);
+                    if asked.is_none() {
+                        // Planted, the paw rolls as the body sways and rises over it:
+                        // it lands where that roll leaves it on its end spot.
+                        let ahead = style.swing_share - at(phase);
+                        let landing_row = row + (ahead * cycle / row_s).round() as usize;
+                        let down = ((landing_row + 1) as f64 / sway_in as f64).clamp(0.0, 1.0);
+                        let body = style
+                            .sway(phase + ahead)
+                            .extend(-self.crouch_mm * smooth(down));
+                        land = self.landing_to_roll_home(i, land, body);
+                    }
                     swinging[i] = Some(Swing {
                         from: paws[i],
-                        land: home + reach.extend(0.0),
+                        land,
                         row,
                     });
                     // Stepping home, it lands on its end spot; stepping on, off it.
@@ -743,6 +759,29 @@ impl Gait {
                 at
             })
         })
+    }
+
+    /// Where paw `i` lands, near `land`, under a body at `body` (its sway and crouch), so
+    /// that its centre is on its end spot once the body stands over it in the stand: a
+    /// planted paw's centre moves by its roll as its leg turns, and rising from a
+    /// crouch turns the legs (15 mm turned the ERS-7's hind paws 4 mm outward and 4 mm
+    /// back, which the blend out of the walk then slid).
+    fn landing_to_roll_home(&self, i: usize, land: DVec3, body: DVec3) -> DVec3 {
+        let leg = &self.legs[i];
+        let Some(home) = leg.reach(self.ends[i], self.stand_angles[i]) else {
+            return land;
+        };
+        let home_turn = leg.paw_turn(home);
+        let mut at = land;
+        // The roll barely changes with where the paw lands: twice is enough.
+        for _ in 0..2 {
+            let Some(landed) = leg.reach(at - body, home) else {
+                return land;
+            };
+            at =
+                self.ends[i] - rolled(leg.paw_turn(landed), home_turn, self.paw_radius).extend(0.0);
+        }
+        at
     }
 
     /// Each leg's angles for its paw: a planted one where it is, a swinging one where it

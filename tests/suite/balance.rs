@@ -1396,7 +1396,7 @@ fn every_figure_a_profile_gives_is_checked_and_named() {
             "body_pitch_deg = {}",
             "body_pitch_deg",
         ),
-        ("crouch = 10.0", "crouch = {}", "[walk] crouch"),
+        ("crouch = 15.0", "crouch = {}", "[walk] crouch"),
     ];
     for (was, now, name) in cases {
         assert!(ers7.contains(was), "{was}");
