@@ -17,8 +17,9 @@
 //! A paw on the floor stays on its spot while the body moves over it; a swinging paw
 //! rises [`LIFT_MM`] and lands half a stride ahead of its place in the stand, so that the
 //! paws stay around the stand. The body walks as much lower than the stand as the
-//! profile's `[walk] crouch` says, going down as the walk begins and up as it ends
-//! ([`Style::UPRIGHT_TROT`] keeps the stand's height: a build tries it where the
+//! profile's `[walk] crouch` says, going down as the walk begins and up as it ends (a
+//! paw on the floor rolls as its leg turns, so each step home lands where the rise
+//! rolls it onto its end spot; [`Style::UPRIGHT_TROT`] keeps the stand's height: a build tries it where the
 //! crouched walks miss the performer's path, `pipeline`).
 //!
 //! The stride is limited by the legs' reach around the stand ([`REACH_MM`]) and the cycle
@@ -878,6 +879,81 @@ mod tests {
                 heading: 0.0,
             })
             .collect()
+    }
+
+    /// How far (mm, seen from above) the paws of `walked`'s last row stand from `gait`'s
+    /// end spots, at most.
+    fn off_the_end_spots(gait: &Gait, walked: &Walked) -> f64 {
+        let last = walked.legs.last().expect("a walk has rows");
+        (0..4)
+            .map(|i| {
+                let at = gait.legs[i].paw(last[i]).truncate();
+                at.distance(gait.ends[i].truncate())
+            })
+            .fold(0.0, f64::max)
+    }
+
+    #[test]
+    fn a_crouched_walk_steps_home_where_rising_rolls_each_paw_onto_its_spot() {
+        // A planted paw rolls as its leg turns, and rising out of the crouch turns the
+        // legs: a step home landing on the spot itself ended the ERS-7's paws 4-5 mm off
+        // it at 15 mm down, which the blend out of the walk then slid.
+        let row_s = 0.016;
+        let path = straight_ahead(200.0, 4.0, row_s);
+        let forward_rh = [(0.0, 0.0), (0.0, 0.0), (0.0, 0.0), (22.8, 0.7)];
+        for model in ["ERS-7", "ERS-210", "ERS-220"] {
+            let profile = Profile::builtin(model).unwrap();
+            assert!(profile.walk.crouch >= 10.0, "{model}");
+            for style in [Style::CRAWL, Style::TROT] {
+                for offsets in [[(0.0, 0.0); 4], forward_rh] {
+                    let gait = Gait::styled(&profile, style)
+                        .unwrap()
+                        .standing_on(offsets.map(|(x, y)| DVec2::new(x, y)));
+                    let walked = gait.walk(&path, row_s, None, None);
+                    let off = off_the_end_spots(&gait, &walked);
+                    assert!(off < 1.0, "{model} {}: {off:.2} mm", style.name);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_walk_that_stopped_to_step_home_stays_stopped_though_the_body_slips_back() {
+        // A floor on which the body is where the walk reckons until it has stood still
+        // for 30 rows (stepping home), and from then on 2 × ARRIVED_MM behind. Walking
+        // on from there (it did until 2026-12-07: 11 more steps here) stepped paws
+        // already home off their spots, and on a felt build ended them 26 mm off.
+        let row_s = 0.016;
+        let gait = Gait::of(&Profile::builtin("ERS-7").unwrap()).unwrap();
+        let path = straight_ahead(200.0, 4.0, row_s);
+        let (mut was, mut still, mut rows) = (Place::default(), 0, 0);
+        let mut slipped_on: Option<usize> = None;
+        let mut floor = |_: &[[f64; 3]; 4], reckoned: Place| {
+            still = if reckoned == was { still + 1 } else { 0 };
+            if still >= 30 {
+                slipped_on.get_or_insert(rows);
+            }
+            (was, rows) = (reckoned, rows + 1);
+            let back = if slipped_on.is_some() {
+                2.0 * ARRIVED_MM
+            } else {
+                0.0
+            };
+            Some(Place {
+                at: reckoned.at - DVec2::X * back,
+                ..reckoned
+            })
+        };
+        let walked = gait.walk(&path, row_s, None, Some(&mut floor));
+        let slipped_on = slipped_on.expect("the floor slipped the body back");
+        // Each paw steps at most once more (home), and ends on its spot.
+        let mut after = [0; 4];
+        for step in walked.steps.iter().filter(|s| s.start > slipped_on) {
+            after[step.paw] += 1;
+        }
+        assert!(after.iter().all(|&n| n <= 1), "{after:?}");
+        let off = off_the_end_spots(&gait, &walked);
+        assert!(off < 1.0, "{off:.2} mm");
     }
 
     /// The share of a walk's joint-rows (`walked`, rows `row_s` apart) that ask a leg
