@@ -19,8 +19,8 @@
 //! paws stay around the stand. The body walks as much lower than the stand as the
 //! profile's `[walk] crouch` says, going down as the walk begins and up as it ends (a
 //! paw on the floor rolls as its leg turns, so each step home lands where the rise
-//! rolls it onto its end spot; [`Style::UPRIGHT_TROT`] keeps the stand's height: a build tries it where the
-//! crouched walks miss the performer's path, `pipeline`).
+//! rolls it onto its end spot; [`Style::UPRIGHT_TROT`] keeps the stand's height: a
+//! build tries it where the crouched walks miss the performer's path, `pipeline`).
 //!
 //! The stride is limited by the legs' reach around the stand ([`REACH_MM`]) and the cycle
 //! by the style's quickest: a path faster than the walk is walked later, all of it (the
