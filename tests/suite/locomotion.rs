@@ -850,9 +850,9 @@ fn the_preview_marks_the_footfalls_where_the_walk_goes() {
     );
     // As the motion sets the joints the figure treads where it stands: its planned
     // landings (each step's and the stand's) stay near the stand's. A planted paw that
-    // briefly bears no weight in the static test lands again, as in the simulation: the
-    // crawl sways its weight off each paw before that paw lifts (this walk crawls 15 mm
-    // down: 62 landings for its 40 steps). A trot's pair of paws in the air leaves the
+    // briefly bears no weight in the static test lands again: a crawl 15 mm down does
+    // so often (this walk: 62 landings for its 40 steps), within the bound the simulated
+    // landings are held to above. A trot's pair of paws in the air leaves the
     // static figure on two: it tips onto one of the pair, which then never left the
     // floor, and the other lands (trotting 10 mm down, it landed 24 times for its 36
     // steps).
@@ -1014,7 +1014,7 @@ fn on_the_shared_walking_takes_the_ers7_ends_facing_where_the_performer_ends() {
 fn the_ers210_trots_crouched_or_upright_whichever_follows_the_performer() {
     // The ERS-210 walks 15 mm crouched; its crouched trot barely steers where pymo's
     // 8-walk sidesteps and turns at once (it went 48% of the distance), and upright it
-    // follows. fair1_jumping's short hop forward it trots crouched. Each build,
+    // follows. fair1_jumping, a short hop forward, it trots crouched. Each build,
     // judged on the written file by `check --balance` and by `simulate --take` at 80%
     // of the servos' torque against the performer's own pelvis, walks 70-130% of the
     // scaled distance and ends within 20° of the performer's heading, as issue 24 asks.
