@@ -386,6 +386,8 @@ impl Gait {
         let mut swinging: [Option<Swing>; 4] = [None; 4];
         let mut angles = self.stand_angles;
         let sway_in = (SWAY_IN_S / row_s).round().max(1.0) as usize;
+        // How far down into the crouch the body is by a row, going down from the first.
+        let going_down = |row: usize| (row + 1) as f64 / sway_in as f64;
         // The style it steps in: its own, until a trot finishes in the crawl.
         let mut style = self.style;
         let slowest_cycle_s = style.cycle_max_s.max(Style::CRAWL.cycle_max_s);
@@ -530,10 +532,9 @@ impl Gait {
                         // it lands where that roll leaves it on its end spot.
                         let ahead = style.swing_share - at(phase);
                         let landing_row = row + (ahead * cycle / row_s).round() as usize;
-                        let down = ((landing_row + 1) as f64 / sway_in as f64).clamp(0.0, 1.0);
                         let body = style
                             .sway(phase + ahead)
-                            .extend(-self.crouch_mm * smooth(down));
+                            .extend(self.lowered(going_down(landing_row)));
                         land = self.landing_to_roll_home(i, land, body);
                     }
                     swinging[i] = Some(Swing {
@@ -582,8 +583,7 @@ impl Gait {
             let body = style.sway(phase.max(0.0)) * smooth(ease.clamp(0.0, 1.0));
             // The crouch goes down by rows from the walk's first, whatever the style (a
             // trot finishing in the crawl stays down).
-            let down = leaving.unwrap_or((row + 1) as f64 / sway_in as f64);
-            let lowered = -self.crouch_mm * smooth(down.clamp(0.0, 1.0));
+            let lowered = self.lowered(leaving.unwrap_or(going_down(row)));
             let swung = self.swung(style, &swinging, phase);
             self.pose_legs(
                 &mut paws,
@@ -760,6 +760,12 @@ impl Gait {
                 at
             })
         })
+    }
+
+    /// The body's height against the stand (mm, down is negative) a share `down` of the
+    /// way into the crouch, eased.
+    fn lowered(&self, down: f64) -> f64 {
+        -self.crouch_mm * smooth(down.clamp(0.0, 1.0))
     }
 
     /// Where paw `i` lands, near `land`, under a body at `body` (its sway and crouch), so
