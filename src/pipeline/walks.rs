@@ -248,8 +248,9 @@ pub(super) fn walks_against(
 /// than a crawl can, it is planned trotting too (where the profile crouches, and neither
 /// crouched way follows within [`FOLLOWED`], upright as well), and the way whose floor
 /// had the body end nearer where the performer's does, facing the same way, having come
-/// as far ([`PathFigures::miss`]), is proved; the next only where the proof has it fall,
-/// and then the one that stays up (or misses less) is kept. Without the simulation, the
+/// as far ([`PathFigures::miss`]), is proved; the next only where the proof has it fall
+/// or drops a walk of it, and then the one that stays up (then keeps its walks, then
+/// misses less) is kept. Without the simulation, the
 /// crawl steers by its own reckoning. Each way plays the performance waiting for its
 /// own walks ([`Waited`]): that of the way kept comes back where it waits at all.
 pub(super) fn walked(
@@ -330,30 +331,35 @@ pub(super) fn walked(
                 ways.extend(feel(&tried, tried.len() - 1)?);
             }
             // The way whose floor followed the performer best is proved first; only
-            // where the proof has it fall is the next proved too.
+            // where the proof has it fall, or drops a walk of it to keep it up, is the
+            // next proved too (test_freebvh on the ERS-220: the trot's first step fell,
+            // and the dog turned on the spot where the crawl walks).
             // The crawl first on a tie (it comes first, and the sort keeps the order).
             ways.sort_by(|a, b| a.0.total_cmp(&b.0));
-            // Proved: the one that stays up, then the one that misses less.
-            // Its rank (falls, then misses), which way it was, and what it built.
+            // Proved: the one that stays up, then the one that keeps its walks, then the
+            // one that misses less. Its rank, which way it was, and what it built.
             type Proved = (Keyframed, Kept);
-            let mut best: Option<((bool, f64), usize, Proved)> = None;
+            let mut best: Option<((bool, bool, f64), usize, Proved)> = None;
             for (_, (k, way, stage, planned)) in ways {
+                let planned_walks = planned.plan.walks.len();
                 // Keyframed only for a way proved (most builds prove one).
                 let waited = &tried[k].1;
                 let unbalanced = Waited::unbalanced(waited, from, &unbalanced)?;
                 let from = Waited::balancing_of(waited, from);
                 let built = keep_proved(&from, unbalanced, way, &stage, planned)?;
                 let falls = built.1.falls().is_some();
-                let how = if falls {
-                    "proved: falls"
-                } else {
-                    "proved: stays up"
+                let dropped = built.1.plan.walks.len() < planned_walks;
+                let how = match (falls, dropped) {
+                    (true, _) => "proved: falls",
+                    (false, true) => "proved: stays up, a walk dropped",
+                    (false, false) => "proved: stays up",
                 };
                 let miss = missed(way, how, built.1.path_figures());
-                if best.as_ref().is_none_or(|(rank, ..)| (falls, miss) < *rank) {
-                    best = Some(((falls, miss), k, built));
+                let rank = (falls, dropped, miss);
+                if best.as_ref().is_none_or(|(best, ..)| rank < *best) {
+                    best = Some((rank, k, built));
                 }
-                if !falls {
+                if !falls && !dropped {
                     break;
                 }
             }
