@@ -4,7 +4,7 @@
 
 use super::to_places;
 use aibo_motion::likeness::Likeness;
-use aibo_motion::pipeline::{Kept, MovedSpots, PROOF_TORQUE};
+use aibo_motion::pipeline::{Kept, MovedSpots, PassedOver, PROOF_TORQUE};
 use aibo_motion::stability::gait::Style;
 use aibo_motion::stability::paths::PathFigures;
 use aibo_motion::stability::plan::{is_front, PAWS};
@@ -59,6 +59,8 @@ pub struct Stage {
     pub path: Option<PathFigures>,
     /// The way the walks went (none without walks).
     pub way: Option<Way>,
+    /// The ways proved first and not kept, and why.
+    pub passed_over: Vec<(Way, PassedOver)>,
 }
 
 /// One walk, as the build reports it.
@@ -170,6 +172,7 @@ impl Stage {
             waits: kept.waits.clone(),
             path: kept.path_figures(),
             way: (!kept.plan.walks.is_empty()).then_some(kept.way),
+            passed_over: kept.passed_over.clone(),
         }
     }
 
@@ -218,6 +221,11 @@ impl Stage {
                 Steering::Felt => "felt",
                 Steering::Reckoned => "reckoned",
             }),
+            "ways_passed_over": self.passed_over.iter().map(|(way, why)| json!({
+                "gait": way.style.name,
+                "upright": !way.style.crouched,
+                "why": why.name(),
+            })).collect::<Vec<_>>(),
         })
     }
 
@@ -328,6 +336,22 @@ impl Stage {
                      its path better, more slowly)"
                 );
             }
+        }
+        // A way that followed the performer better and was proved first, said so that a
+        // fast performer's crawl (or a walk that never came) is not a puzzle.
+        for (way, why) in &self.passed_over {
+            let way = match way.style.crouched {
+                true => format!("a {}", way.style.name),
+                false => format!("an upright {}", way.style.name),
+            };
+            let why = match why {
+                PassedOver::Falls => "its proof had it fall",
+                PassedOver::WalkDropped => "its proof kept it up only by dropping a walk",
+            };
+            let _ = writeln!(
+                t,
+                "    {way} followed the performer's path better, but {why}"
+            );
         }
         if let Some(moved) = self.spots_moved {
             let paws: Vec<String> = PAWS

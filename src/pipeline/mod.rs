@@ -161,6 +161,24 @@ pub struct Built {
     pub t_pose_found: calibration::Ends,
 }
 
+/// Why a way proved was not kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PassedOver {
+    /// Its proof had it fall.
+    Falls,
+    /// Its proof kept it up only by dropping a walk.
+    WalkDropped,
+}
+
+impl PassedOver {
+    pub fn name(self) -> &'static str {
+        match self {
+            PassedOver::Falls => "falls",
+            PassedOver::WalkDropped => "walk dropped",
+        }
+    }
+}
+
 /// What the balance stage did, and the proof of the motion it made.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Kept {
@@ -189,6 +207,9 @@ pub struct Kept {
     pub waits: Vec<walking::Wait>,
     /// The way its walks went: their style, and how they steered.
     pub way: Way,
+    /// The ways proved before it and not kept, each with why: its proof had it fall, or
+    /// kept it up only by dropping a walk.
+    pub passed_over: Vec<(Way, PassedOver)>,
     /// Where the simulated floor had the body on each grid row it played while the walks
     /// were felt ([`Planned::felt_path`]; row 0 plays at `source_start_ms` less the
     /// lead). Empty where they were not felt.
@@ -584,6 +605,7 @@ fn keep_planned(
                 spots_moved,
                 waits: Vec::new(),
                 way,
+                passed_over: Vec::new(),
                 #[cfg(feature = "physics")]
                 felt_path,
             };

@@ -5,7 +5,7 @@
 
 use super::{keep_balance, Balancing, BuildError, Kept, MovedSpots, Timing};
 #[cfg(feature = "physics")]
-use super::{keep_proved, plan_way, side_by_side, Locomotion};
+use super::{keep_proved, plan_way, side_by_side, Locomotion, PassedOver};
 use crate::keyframes::{self, finish, Keyframed};
 use crate::retarget::{self, locomotion::Span, Tracks};
 use crate::stability::gait::Style;
@@ -340,6 +340,8 @@ pub(super) fn walked(
             // one that misses less. Its rank, which way it was, and what it built.
             type Proved = (Keyframed, Kept);
             let mut best: Option<((bool, bool, f64), usize, Proved)> = None;
+            // Each way proved, and why it was not kept were it not.
+            let mut proved: Vec<(usize, Way, PassedOver)> = Vec::new();
             for (_, (k, way, stage, planned)) in ways {
                 let planned_walks = planned.plan.walks.len();
                 // Keyframed only for a way proved (most builds prove one).
@@ -355,6 +357,11 @@ pub(super) fn walked(
                     (false, false) => "proved: stays up",
                 };
                 let miss = missed(way, how, built.1.path_figures());
+                let why = match falls {
+                    true => PassedOver::Falls,
+                    false => PassedOver::WalkDropped,
+                };
+                proved.push((k, way, why));
                 let rank = (falls, dropped, miss);
                 if best.as_ref().is_none_or(|(best, ..)| rank < *best) {
                     best = Some((rank, k, built));
@@ -363,7 +370,12 @@ pub(super) fn walked(
                     break;
                 }
             }
-            if let Some((_, k, (keyed, kept))) = best {
+            if let Some((_, k, (keyed, mut kept))) = best {
+                kept.passed_over = proved
+                    .into_iter()
+                    .filter(|p| p.0 != k)
+                    .map(|(_, way, why)| (way, why))
+                    .collect();
                 let waited = tried.swap_remove(k).1;
                 return Ok((keyed, Waited::told(kept, &waited), waited));
             }

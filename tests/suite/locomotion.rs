@@ -1096,9 +1096,23 @@ fn a_way_whose_proof_drops_its_walk_gives_way_to_one_that_walks() {
         stage["walks"].as_array().is_some_and(|w| !w.is_empty()),
         "{stage}"
     );
+    // The build says which way it passed over, and why.
+    assert_eq!(stage["gait"], "crawl");
+    assert_eq!(
+        stage["ways_passed_over"],
+        serde_json::json!([{"gait": "trot", "upright": false, "why": "walk dropped"}])
+    );
     let dir = tempfile::tempdir().unwrap();
     let mtn = dir.path().join("take.mtn");
-    std::fs::write(&mtn, &built.bytes).unwrap();
+    let summary = common::stdout(&common::build_file(&take, "ERS-220", &[], &mtn));
+    assert!(
+        summary.contains(
+            "a trot followed the performer's path better, but its proof kept it up only by \
+             dropping a walk"
+        ),
+        "{summary}"
+    );
+    assert_eq!(std::fs::read(&mtn).unwrap(), built.bytes);
     let mtn = mtn.to_str().unwrap();
     assert_eq!(
         common::run(&["check", "--balance", mtn]).status.code(),
