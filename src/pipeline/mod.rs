@@ -570,7 +570,7 @@ fn keep_planned(
     let mut mended = Mended::default();
     // The last attempt's motion and its proof: a repair that changed nothing (a hold
     // over paws the plan had down already) is not proved again, as the judges would
-    // only say the same (Boxing_Toes on the ERS-7: 4 of 5 proofs).
+    // only say the same (Boxing_Toes on the ERS-7 is proved 4 times, not 5).
     let mut last: Option<(Motion, Proof)> = None;
     loop {
         let mut balanced = balanced
