@@ -138,9 +138,10 @@ pub struct Args {
     /// goes; where the performer goes faster than it can, it walks their path later (up
     /// to 20 s after them, their gestures meanwhile giving way: see --timing) rather
     /// than cutting across. Where the performer outpaces the crawl, a trot instead if
-    /// the simulation keeps it up and it follows the performer better. A profile's
-    /// `[walk] crouch` lowers the body while it walks (the ERS-210/220); where that
-    /// follows the performer badly, the trot is tried upright too. `crawl` never trots:
+    /// it follows the performer better and the proof keeps it up with its walks (the
+    /// summary names a way passed over, and why). A profile's `[walk] crouch` lowers
+    /// the body while it walks (15 mm on all three built-in models); where that follows
+    /// the performer badly, the trot is tried upright too. `crawl` never trots:
     /// two paws carry a trot, so its turn hangs on how they slip, and over tens of
     /// seconds no simulation pins down where it ends (`simulate --fine` is a second
     /// opinion); a crawl's path holds, at up to half the speed. `off` has the legs
