@@ -317,11 +317,14 @@ pub(super) fn walked(
                     .collect::<Result<Vec<_>, BuildError>>()
             };
             let mut ways = feel(&tried, 0)?;
-            // The crouch spares the slow knees of the ERS-210/220 and follows most takes
-            // better, but their crouched trot barely steers where the performer
-            // sidesteps and turns at once (pymo's 8-walk: 48% of the distance, where
-            // upright it goes 92%). The upright trot is felt too where the crouched ways
-            // miss by more than `FOLLOWED` (one more felt walk, only there).
+            // The crouch spares the knees (the ERS-210/220's are slow; the ERS-7's,
+            // near straight at the stand, must turn far to lift a paw) and follows most
+            // takes better, but the ERS-210's crouched trot barely steers where the
+            // performer sidesteps and turns at once (pymo's 8-walk: 48% of the
+            // distance, where upright it goes 92%), and the ERS-7's keeps up less with
+            // Boxing_Toes, cmu_01_03 and the Bandai dance. The upright trot is felt too
+            // where the crouched ways miss by more than `FOLLOWED` (one more felt walk,
+            // 1.3-1.5 s on one core for those three, only there).
             if trot_tried
                 && from.profile.walk.crouch > 0.0
                 && ways.iter().all(|(miss, _)| *miss > FOLLOWED)
