@@ -161,13 +161,13 @@ pub struct Built {
     pub t_pose_found: calibration::Ends,
 }
 
-/// Why a way proved was not kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a way proved was not kept, the worse last (a way is ranked by it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum PassedOver {
-    /// Its proof had it fall.
-    Falls,
     /// Its proof kept it up only by dropping a walk.
     WalkDropped,
+    /// Its proof had it fall.
+    Falls,
 }
 
 impl PassedOver {

@@ -339,12 +339,13 @@ pub(super) fn walked(
             // and the dog turned on the spot where the crawl walks).
             // The crawl first on a tie (it comes first, and the sort keeps the order).
             ways.sort_by(|a, b| a.0.total_cmp(&b.0));
-            // Proved: the one that stays up, then the one that keeps its walks, then the
-            // one that misses less. Its rank, which way it was, and what it built.
+            // Proved: the one that stays up with its walks, then the one that stays up,
+            // then the one that misses less. Its rank (what its proof found wrong, if
+            // anything, then its miss), which way it was, and what it built.
             type Proved = (Keyframed, Kept);
-            let mut best: Option<((bool, bool, f64), usize, Proved)> = None;
-            // Each way proved, and why it was not kept were it not.
-            let mut proved: Vec<(usize, Way, PassedOver)> = Vec::new();
+            let mut best: Option<((Option<PassedOver>, f64), usize, Proved)> = None;
+            // Each way proved that its proof found wrong, and what.
+            let mut faulted: Vec<(usize, Way, PassedOver)> = Vec::new();
             for (_, (k, way, stage, planned)) in ways {
                 let planned_walks = planned.plan.walks.len();
                 // Keyframed only for a way proved (most builds prove one).
@@ -352,32 +353,33 @@ pub(super) fn walked(
                 let unbalanced = Waited::unbalanced(waited, from, &unbalanced)?;
                 let from = Waited::balancing_of(waited, from);
                 let built = keep_proved(&from, unbalanced, way, &stage, planned)?;
-                let falls = built.1.falls().is_some();
-                let dropped = built.1.plan.walks.len() < planned_walks;
-                let how = match (falls, dropped) {
-                    (true, _) => "proved: falls",
-                    (false, true) => "proved: stays up, a walk dropped",
-                    (false, false) => "proved: stays up",
+                let fault = if built.1.falls().is_some() {
+                    Some(PassedOver::Falls)
+                } else if built.1.plan.walks.len() < planned_walks {
+                    Some(PassedOver::WalkDropped)
+                } else {
+                    None
+                };
+                let how = match fault {
+                    Some(PassedOver::Falls) => "proved: falls",
+                    Some(PassedOver::WalkDropped) => "proved: stays up, a walk dropped",
+                    None => "proved: stays up",
                 };
                 let miss = missed(way, how, built.1.path_figures());
-                let why = match falls {
-                    true => PassedOver::Falls,
-                    false => PassedOver::WalkDropped,
-                };
-                proved.push((k, way, why));
-                let rank = (falls, dropped, miss);
+                let rank = (fault, miss);
                 if best.as_ref().is_none_or(|(best, ..)| rank < *best) {
                     best = Some((rank, k, built));
                 }
-                if !falls && !dropped {
-                    break;
+                match fault {
+                    Some(fault) => faulted.push((k, way, fault)),
+                    None => break,
                 }
             }
             if let Some((_, k, (keyed, mut kept))) = best {
-                kept.passed_over = proved
+                kept.passed_over = faulted
                     .into_iter()
-                    .filter(|p| p.0 != k)
-                    .map(|(_, way, why)| (way, why))
+                    .filter(|f| f.0 != k)
+                    .map(|(_, way, fault)| (way, fault))
                     .collect();
                 let waited = tried.swap_remove(k).1;
                 return Ok((keyed, Waited::told(kept, &waited), waited));

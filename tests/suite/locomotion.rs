@@ -1018,7 +1018,6 @@ fn the_ers210_trots_crouched_or_upright_whichever_follows_the_performer() {
     // judged on the written file by `check --balance` and by `simulate --take` at 80%
     // of the servos' torque against the performer's own pelvis, walks 70-130% of the
     // scaled distance and ends within 20° of the performer's heading, as issue 24 asks.
-    use aibo_motion::stability::physics::SERVO_TORQUE_NM;
     let crouch = aibo_motion::robot::profile::Profile::builtin("ERS-210")
         .unwrap()
         .walk
@@ -1049,34 +1048,45 @@ fn the_ers210_trots_crouched_or_upright_whichever_follows_the_performer() {
         };
         assert!(summary.contains(&said), "{take:?}: {summary}");
         std::fs::write(&mtn, bytes).unwrap();
-        let mtn = mtn.to_str().unwrap();
-        assert_eq!(
-            common::run(&["check", "--balance", mtn]).status.code(),
-            Some(0)
-        );
-        let torque = (0.8 * SERVO_TORQUE_NM).to_string();
-        let run = common::run(&[
-            "simulate",
-            mtn,
-            "--json",
-            "--torque",
-            &torque,
-            "--take",
-            take.to_str().unwrap(),
-        ]);
-        let sim: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
-        assert!(
-            sim["report"]["fall"].is_null(),
-            "{take:?}: {}",
-            sim["report"]
-        );
-        let path = &sim["performer_path"];
-        let share = path["share"].as_f64().unwrap();
-        assert!((0.7..=1.3).contains(&share), "{take:?}: {path}");
-        let turned = path["robot_heading_deg"].as_f64().unwrap()
-            - path["performer_heading_deg"].as_f64().unwrap();
-        assert!(turned.abs() <= 20.0, "{take:?}: {path}");
+        assert_walks_the_performers_path(&mtn, &take);
     }
+}
+
+/// Issue 24's bounds, judged on the written file `mtn` built from the shared `take`:
+/// `check --balance` exits 0, and `simulate --take` at 80% of the servos' torque, against
+/// the performer's own pelvis, stays up, travels 70-130% of the scaled distance and ends
+/// within 20° of the performer's heading.
+fn assert_walks_the_performers_path(mtn: &std::path::Path, take: &std::path::Path) {
+    use aibo_motion::stability::physics::SERVO_TORQUE_NM;
+    let mtn = mtn.to_str().unwrap();
+    assert_eq!(
+        common::run(&["check", "--balance", mtn]).status.code(),
+        Some(0),
+        "{take:?}"
+    );
+    let torque = (0.8 * SERVO_TORQUE_NM).to_string();
+    let run = common::run(&[
+        "simulate",
+        mtn,
+        "--json",
+        "--torque",
+        &torque,
+        "--take",
+        take.to_str().unwrap(),
+    ]);
+    let sim: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
+    assert!(
+        sim["report"]["fall"].is_null(),
+        "{take:?}: {}",
+        sim["report"]
+    );
+    let path = &sim["performer_path"];
+    let share = path["share"].as_f64().unwrap();
+    assert!((0.7..=1.3).contains(&share), "{take:?}: {path}");
+    let off = path["robot_heading_deg"].as_f64().unwrap()
+        - path["performer_heading_deg"].as_f64().unwrap();
+    let off = (off + 180.0).rem_euclid(360.0) - 180.0;
+    assert!(off.abs() <= 20.0, "{take:?}: {path}");
 }
 
 #[test]
@@ -1084,11 +1094,8 @@ fn the_ers210_trots_crouched_or_upright_whichever_follows_the_performer() {
 fn a_way_whose_proof_drops_its_walk_gives_way_to_one_that_walks() {
     // test_freebvh on the ERS-220: the trot's floor followed the performer best, but the
     // proof had its first step fall, and dropping the walk kept the dog up turning on the
-    // spot. The crawl, proved next, walks the performer's path and stays up. Judged on
-    // the written file: `check --balance` exits 0, and `simulate --take` at 80% of the
-    // servos' torque stays up, travels 70-130% of the scaled distance and ends within
-    // 20° of the performer's heading.
-    use aibo_motion::stability::physics::SERVO_TORQUE_NM;
+    // spot. The crawl, proved next, walks the performer's path and stays up, within
+    // issue 24's bounds.
     let take = common::shared("mocap-samples").join("bvh/bvh-python__test_freebvh.bvh");
     let built = common::shared_build(&take, "ERS-220", &[]);
     let stage = &built.json["balance_stage"];
@@ -1113,25 +1120,7 @@ fn a_way_whose_proof_drops_its_walk_gives_way_to_one_that_walks() {
         "{summary}"
     );
     assert_eq!(std::fs::read(&mtn).unwrap(), built.bytes);
-    let mtn = mtn.to_str().unwrap();
-    assert_eq!(
-        common::run(&["check", "--balance", mtn]).status.code(),
-        Some(0)
-    );
-    let torque = (0.8 * SERVO_TORQUE_NM).to_string();
-    let take = take.to_str().unwrap();
-    let run = common::run(&[
-        "simulate", mtn, "--json", "--torque", &torque, "--take", take,
-    ]);
-    let sim: serde_json::Value = serde_json::from_str(&common::stdout(&run)).unwrap();
-    assert!(sim["report"]["fall"].is_null(), "{}", sim["report"]);
-    let path = &sim["performer_path"];
-    let share = path["share"].as_f64().unwrap();
-    assert!((0.7..=1.3).contains(&share), "{path}");
-    let off = path["robot_heading_deg"].as_f64().unwrap()
-        - path["performer_heading_deg"].as_f64().unwrap();
-    let off = (off + 180.0).rem_euclid(360.0) - 180.0;
-    assert!(off.abs() <= 20.0, "{path}");
+    assert_walks_the_performers_path(&mtn, &take);
 }
 
 /// A take of `seconds` in which the performer walks `speed` leg lengths/s straight ahead
