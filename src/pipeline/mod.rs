@@ -42,7 +42,7 @@ mod mending;
 mod spots;
 mod walks;
 
-use mending::{Mended, MEND_NEAR_MS};
+use mending::{keep_planned, Climbed, Ladder};
 use spots::on_likelier_spots;
 pub use spots::{MovedSpots, Spots};
 #[cfg(feature = "physics")]
@@ -466,13 +466,24 @@ fn keep_proved(
     }
     // Spots that cost a walk are not worth their likeness: where the proof drops one
     // (cmu_01_03 for the ERS-220, the hind paws 60 mm back: the last walk fell), the
-    // stance's spots stand if the proof keeps more walks on them.
-    let moved = keep_planned(from, unbalanced.clone(), way, stage, planned)?;
-    if moved.1.plan.walks.len() == walks {
-        return Ok(moved);
+    // stance's spots stand if the proof keeps more walks on them. The moved spots'
+    // ladder is climbed only until a repair drops a walk: the rest of it is climbed
+    // only where the stance's spots keep no more (Boxing_Toes on the ERS-7: the stance's
+    // keep both walks, and two proofs on the moved spots are spared).
+    let mut moved = Ladder::new(from, unbalanced.clone(), way, stage, planned);
+    while moved.walks() == walks {
+        moved = match moved.climb()? {
+            Climbed::Kept(kept) => return Ok(*kept),
+            Climbed::Higher(ladder) => *ladder,
+        };
     }
     let (stage, planned) = on_stance_spots(from, way)?;
     let on_stance = keep_planned(from, unbalanced, way, &stage, planned)?;
+    if on_stance.1.plan.walks.len() == walks {
+        tracing::debug!("the proof dropped a walk on the moved spots, none on the stance's");
+        return Ok(on_stance);
+    }
+    let moved = moved.top()?;
     tracing::debug!(
         "the proof kept {} of {walks} walks on the moved spots, {} on the stance's",
         moved.1.plan.walks.len(),
@@ -539,145 +550,6 @@ fn side_by_side<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
             .map(|t| t.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     })
-}
-
-/// [`keep_balance`] of a way already planned.
-fn keep_planned(
-    from: &Balancing,
-    unbalanced: Keyframed,
-    way: Way,
-    stage: &Stage,
-    planned: Planned,
-) -> Result<(Keyframed, Kept), BuildError> {
-    let Balancing {
-        profile,
-        options,
-        margin,
-        ..
-    } = *from;
-    #[cfg(feature = "physics")]
-    let felt_path = planned.felt_path;
-    let Planned {
-        mut plan,
-        mut grid,
-        standing_tail,
-        mut balanced,
-        spots_moved,
-        ..
-    } = planned;
-    let mut margins = vec![margin; grid.rows.len()];
-    let mut repairs = 0;
-    let mut mended = Mended::default();
-    // The last attempt's motion and its proof: a repair that changed nothing (a hold
-    // over paws the plan had down already) is not proved again, as the judges would
-    // only say the same (Boxing_Toes on the ERS-7 is proved 4 times, not 5).
-    let mut last: Option<(Motion, Proof)> = None;
-    loop {
-        let mut balanced = balanced
-            .take()
-            .unwrap_or_else(|| stage.balance(&grid, &plan, &margins));
-        lay_legs(&mut balanced.grid, &grid, &plan, profile);
-        let mut keyed = finish(&balanced.grid, profile, &options.keyframes)?;
-        let proof = match last.take() {
-            Some((motion, proof)) if motion == keyed.motion => proof,
-            _ => prove(&keyed.motion, profile)?,
-        };
-        let windows = proof.falls();
-        #[cfg(feature = "physics")]
-        tracing::debug!(
-            "balance proof, attempt {}: {}; {}; falls at {windows:?} ms",
-            repairs + 1,
-            proof.statics.summary(),
-            proof.physics.summary()
-        );
-        if windows.is_empty() || repairs == REPAIRS {
-            let kept = Kept {
-                margin_mm: margin,
-                plan: balanced.plan,
-                rows: balanced.rows,
-                row_ms: grid.frame_ms,
-                without: unbalanced.motion,
-                without_source_start_ms: unbalanced.source_start_ms,
-                statics: proof.statics,
-                #[cfg(feature = "physics")]
-                physics: proof.physics,
-                repairs,
-                spots_moved,
-                waits: Vec::new(),
-                way,
-                passed_over: Vec::new(),
-                #[cfg(feature = "physics")]
-                felt_path,
-            };
-            // The performance plays after the lead, and the tail belongs to the way out.
-            let (lead_ms, tail_ms) = kept.padding_ms();
-            keyed.source_start_ms += lead_ms;
-            keyed.ramp_out_ms += tail_ms;
-            return Ok((keyed, kept));
-        }
-        // Back to the stage, around each fall: first a wider margin, then every paw
-        // down, then both over a wider stretch; last, every paw down throughout. Each
-        // place climbs that ladder on its own: the simulation stops at the first fall, so
-        // a fall further on is met only once the one before it is mended, and starts
-        // from the mildest repair. The fair1 dab on the ERS-7 falls at 3.8 s (a wider
-        // margin there), then at 5.1 s (within a second of it, so every paw is held
-        // down), then at 9.4 s (a new place: a wider margin), and stays up after
-        // that: 26.2°, rocking 3° (2026-12-04). Tried on it the same day:
-        // - slowing the legs to 60% or 40% of their speed around a fall, as the first
-        //   rung, only moved the fall on (25.8–26.8°);
-        // - a second, wider margin before the hold: 24.6°, rocking 8°;
-        // - the whole motion at a 20 mm margin: no repair, 24.5°, rocking 10°.
-        // None is plainly the better motion to play.
-        last = Some((keyed.motion.clone(), proof));
-        repairs += 1;
-        if repairs == REPAIRS {
-            plan.lifts.clear();
-            plan.walks.clear();
-            plan.rests.clear();
-            for m in margins.iter_mut() {
-                *m += 10.0;
-            }
-            trim_tail(&mut plan, &mut grid, &mut margins, standing_tail);
-            continue;
-        }
-        let row_of = |ms: u64| {
-            (ms.saturating_sub(keyed.source_start_ms) / u64::from(grid.frame_ms)) as usize
-        };
-        let blend = walking::blend_rows(grid.step_s());
-        let near = (MEND_NEAR_MS / u64::from(grid.frame_ms)) as usize;
-        // A rest the falls reach is mended once, by the furthest repair they are due.
-        let mut mending_rests = Vec::new();
-        for (from, to) in windows {
-            let fell = (row_of(from), row_of(to));
-            let step = mended.step(fell, near, repairs);
-            let reach = u64::from(if step == 2 { 1000u32 } else { 500 });
-            let (a, b) = (
-                row_of(from.saturating_sub(reach)),
-                row_of(to + reach).min(grid.rows.len()),
-            );
-            if step != 2 {
-                for m in margins.iter_mut().take(b).skip(a) {
-                    *m += 10.0;
-                }
-            }
-            if step >= 2 {
-                plan.hold(a, b);
-            }
-            mending_rests.push(((a, b), step));
-            // A walk the proof has fall is no help to the stage's margins: the robot
-            // treads in place there instead, which the stage keeps up.
-            plan.walks
-                .retain(|w| w.rows().end + blend <= a || w.start.saturating_sub(blend) >= b);
-        }
-        plan.rests.retain_mut(|r| {
-            let due = mending_rests
-                .iter()
-                .filter(|(rows, _)| r.overlaps(*rows))
-                .map(|m| m.1);
-            due.max().is_none_or(|step| r.mended(step))
-        });
-        trim_tail(&mut plan, &mut grid, &mut margins, standing_tail);
-    }
 }
 
 /// The legs the stage does not plan laid over its rows `grid`: the walks' gait
