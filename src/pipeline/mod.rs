@@ -465,11 +465,11 @@ fn keep_proved(
         return keep_planned(from, unbalanced, way, stage, planned);
     }
     // Spots that cost a walk are not worth their likeness: where the proof drops one
-    // (cmu_01_03 for the ERS-220, the hind paws 60 mm back: the last walk fell), the
-    // stance's spots stand if the proof keeps more walks on them. The moved spots'
-    // ladder is climbed only until a repair drops a walk: the rest of it is climbed
-    // only where the stance's spots keep no more (Boxing_Toes on the ERS-7: the stance's
-    // keep both walks, and two proofs on the moved spots are spared).
+    // (Boxing_Toes on the ERS-7, the front paws forward and in: its last walk fell at
+    // 28.7 s), the stance's spots stand if the proof keeps more walks on them. The
+    // moved spots' ladder is climbed only until a repair drops a walk: the rest of it is
+    // climbed only where the stance's spots keep no more (Boxing's keep both walks, and
+    // three attempts on the moved spots, two of them proofs, are spared).
     let mut moved = Ladder::new(from, unbalanced.clone(), way, stage, planned);
     while moved.walks() == walks {
         moved = match moved.climb()? {
