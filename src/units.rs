@@ -1,5 +1,5 @@
 //! Angle units. The library works in f64 radians; MTN files and the wire use i32
-//! micro-radians, rounded to nearest.
+//! micro-radians, rounded to nearest. And signed figures said as directions, for people.
 
 use std::f64::consts::PI;
 
@@ -82,6 +82,17 @@ pub fn axis_rotation(axis: usize, angle: f64) -> glam::DQuat {
     }
 }
 
+/// `value` rounded to `decimals`, in `unit`, with the word for its sign: "31 mm right"
+/// rather than "-31 mm left". What rounds to zero takes the `positive` word.
+pub fn signed(value: f64, decimals: usize, unit: &str, positive: &str, negative: &str) -> String {
+    let scale = 10f64.powi(decimals.min(6) as i32);
+    let rounded = (value * scale).round() / scale;
+    match rounded < 0.0 {
+        true => format!("{:.*}{unit} {negative}", decimals, -rounded),
+        false => format!("{:.*}{unit} {positive}", decimals, rounded.abs()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,5 +140,16 @@ mod tests {
     fn out_of_range_saturates() {
         assert_eq!(rad_to_urad(1e12), i32::MAX);
         assert_eq!(rad_to_urad(f64::NAN), 0);
+    }
+
+    #[test]
+    fn a_signed_figure_reads_as_a_direction() {
+        assert_eq!(signed(-31.4, 0, " mm", "left", "right"), "31 mm right");
+        assert_eq!(signed(205.0, 0, " mm", "forward", "back"), "205 mm forward");
+        assert_eq!(signed(-1470.2, 0, "°", "left", "right"), "1470° right");
+        assert_eq!(signed(-0.44, 1, "", "left", "right"), "0.4 right");
+        // What rounds to zero either way is said without a sign, in the positive word.
+        assert_eq!(signed(-0.4, 0, " mm", "up", "down"), "0 mm up");
+        assert_eq!(signed(-0.04, 1, "", "up", "down"), "0.0 up");
     }
 }

@@ -9,6 +9,7 @@ use aibo_motion::stability::gait::Style;
 use aibo_motion::stability::paths::PathFigures;
 use aibo_motion::stability::plan::{is_front, PAWS};
 use aibo_motion::stability::walking::{played_waits, take_s, wait_for, Steering, Wait, Way};
+use aibo_motion::units::signed;
 use serde_json::json;
 use std::fmt::Write as _;
 
@@ -269,8 +270,14 @@ impl Stage {
             let _ = writeln!(
                 t,
                 "    walks where the performer travels from {:.1} s to {:.1} s: {} steps in {:.1} s{slowed}; \
-                 its strides alone reckon {:.0} mm forward and {:.0} mm to the left, turning {:.0}°",
-                w.from_s, w.to_s, w.steps, w.walks_s, w.forward_mm, w.left_mm, w.turn_deg
+                 its strides alone reckon {} and {}, turning {}",
+                w.from_s,
+                w.to_s,
+                w.steps,
+                w.walks_s,
+                signed(w.forward_mm, 0, " mm", "forward", "back"),
+                signed(w.left_mm, 0, " mm", "to the left", "to the right"),
+                signed(w.turn_deg, 0, "°", "left", "right"),
             );
             if w.over_s >= 0.5 {
                 let _ = writeln!(

@@ -13,6 +13,7 @@ use aibo_motion::stability::paths::PathFigures;
 use aibo_motion::stability::physics::{self, SERVO_TORQUE_NM};
 use aibo_motion::stability::walking;
 use aibo_motion::stability::BalanceError;
+use aibo_motion::units::signed;
 use anyhow::{anyhow, bail, Context, Result};
 use glam::DVec2;
 use serde_json::json;
@@ -121,8 +122,11 @@ pub fn run(args: Args) -> Result<Outcome> {
         if let Some(last) = report.path.last() {
             let _ = writeln!(
                 t,
-                "  the body moved {:.0} mm forward, {:.0} mm left, {:.0} mm up, and turned {:.0}° left",
-                last.x_mm, last.y_mm, last.z_mm, last.heading_deg
+                "  the body moved {}, {}, {}, and turned {}",
+                signed(last.x_mm, 0, " mm", "forward", "back"),
+                signed(last.y_mm, 0, " mm", "left", "right"),
+                signed(last.z_mm, 0, " mm", "up", "down"),
+                signed(last.heading_deg, 0, "°", "left", "right"),
             );
         }
         if let Some(p) = &beside {

@@ -8,6 +8,7 @@
 
 use super::body::Limb;
 use super::performer::Performer;
+use crate::units::signed;
 use glam::DVec3;
 use serde::Serialize;
 
@@ -72,15 +73,15 @@ impl Span {
     /// One line for people.
     pub fn describe(&self) -> String {
         format!(
-            "{} from {:.1} s to {:.1} s: {:.1} leg lengths ({:.1} forward, {:.1} left) at {:.1} leg lengths/s, turning {:.0}°",
+            "{} from {:.1} s to {:.1} s: {:.1} leg lengths ({}, {}) at {:.1} leg lengths/s, turning {}",
             self.kind,
             self.start_s,
             self.end_s,
             self.distance_legs,
-            self.forward_legs,
-            self.left_legs,
+            signed(self.forward_legs, 1, "", "forward", "back"),
+            signed(self.left_legs, 1, "", "left", "right"),
             self.speed_legs_per_s,
-            self.turn_deg
+            signed(self.turn_deg, 0, "°", "left", "right"),
         )
     }
 }
