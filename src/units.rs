@@ -85,7 +85,8 @@ pub fn axis_rotation(axis: usize, angle: f64) -> glam::DQuat {
 /// `value` rounded to `decimals`, in `unit`, with the word for its sign: "31 mm right"
 /// rather than "-31 mm left". What rounds to zero takes the `positive` word.
 pub fn signed(value: f64, decimals: usize, unit: &str, positive: &str, negative: &str) -> String {
-    let scale = 10f64.powi(decimals.min(6) as i32);
+    let decimals = decimals.min(6);
+    let scale = 10f64.powi(decimals as i32);
     let rounded = (value * scale).round() / scale;
     match rounded < 0.0 {
         true => format!("{:.*}{unit} {negative}", decimals, -rounded),

@@ -1079,6 +1079,7 @@ fn the_ers210_trots_crouched_or_upright_whichever_follows_the_performer() {
 /// the performer's own pelvis, stays up, travels 70-130% of the scaled distance and ends
 /// within 20° of the performer's heading.
 fn assert_walks_the_performers_path(mtn: &std::path::Path, take: &std::path::Path) {
+    use aibo_motion::pipeline::PROOF_TORQUE;
     use aibo_motion::stability::physics::SERVO_TORQUE_NM;
     let mtn = mtn.to_str().unwrap();
     assert_eq!(
@@ -1086,7 +1087,7 @@ fn assert_walks_the_performers_path(mtn: &std::path::Path, take: &std::path::Pat
         Some(0),
         "{take:?}"
     );
-    let torque = (0.8 * SERVO_TORQUE_NM).to_string();
+    let torque = (PROOF_TORQUE * SERVO_TORQUE_NM).to_string();
     let run = common::run(&[
         "simulate",
         mtn,
