@@ -333,8 +333,8 @@ impl Stage {
                 Steering::Reckoned => "steered by their own reckoning",
             };
             let _ = writeln!(t, "    the walks {gait}{height}, {steering}");
-            // Where the trot ends no simulation pins down (README: how far to trust the
-            // path); the owner should know before the robot walks it.
+            // Where the trot ends no simulation pins down (docs/balance.md: How far to
+            // trust the path); the owner should know before the robot walks it.
             if trotted && way.steering == Steering::Felt {
                 let _ = writeln!(
                     t,

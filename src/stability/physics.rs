@@ -84,7 +84,7 @@ pub enum Solver {
     /// floor. The two agreed on every verdict compared (the shared walking takes' builds,
     /// the README example, Sony's ERS-7 motions) and roughly on a crawl's path; a trot's
     /// turn over tens of seconds they do not pin down, nor do finer solvers still (see
-    /// the README).
+    /// docs/balance.md).
     Fine,
 }
 

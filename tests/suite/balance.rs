@@ -439,8 +439,8 @@ fn sonys_own_motions_stay_up_in_the_simulation() {
         // Where the robot does not walk, a paw slides about what the joint angles alone
         // demand of it, the slide shared by load: on the ERS-7, whose masses are
         // Webots' rather than estimates, at most 6 mm more (2026-12-07); on the ERS-200
-        // series up to 29 mm more, where the robot sits or goes down to sit (the
-        // README's slip paragraph). A floor much slipperier than the one calibrated, or
+        // series up to 29 mm more, where the robot sits or goes down to sit (docs/balance.md,
+        // *Slip on Sony's own motions*). A floor much slipperier than the one calibrated, or
         // a demand shared otherwise (evenly: 35 mm), goes past these.
         let name = path.file_name().unwrap().to_string_lossy();
         let past = match decoded.motion.design_label.as_str() {

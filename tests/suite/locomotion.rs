@@ -1623,7 +1623,7 @@ fn a_crawl_ends_where_the_performer_does_on_the_fine_solver_too() {
     // solver, which agrees on every verdict) is a second opinion: a crawl must follow
     // the performer there as well, within issue 24's bounds. mass__walk crawls by
     // default; cmu_01_01 trots by default (whose turn the fine solver does not
-    // reproduce: see the README) and crawls with `--gait crawl`.
+    // reproduce: see docs/balance.md) and crawls with `--gait crawl`.
     use aibo_motion::pipeline::PROOF_TORQUE;
     use aibo_motion::stability::physics::SERVO_TORQUE_NM;
     let bvh = common::shared("mocap-samples").join("bvh");
