@@ -145,3 +145,71 @@ fn the_readmes_balance_summary_and_likeness_figures_are_the_examples() {
         "the README's likeness without the stage"
     );
 }
+
+/// The repository paths that `text` names in backticks (`src/…`, `docs/…`, `scripts/…`
+/// and the other top-level folders), each with the line it is on.
+fn repository_paths(text: &str) -> Vec<(usize, &str)> {
+    const FOLDERS: &str = "src/ docs/ scripts/ tests/ examples/ profiles/ firmware-bridge/ \
+                           xtask/ udev/ benches/ fuzz/ .ci/";
+    let mut paths = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        for (i, quoted) in line.split('`').enumerate() {
+            let is_path = i % 2 == 1
+                && !quoted.contains(char::is_whitespace)
+                && FOLDERS.split_whitespace().any(|f| quoted.starts_with(f));
+            if is_path {
+                paths.push((n + 1, quoted));
+            }
+        }
+    }
+    paths
+}
+
+#[test]
+fn the_files_the_readme_and_the_docs_name_are_in_the_repository() {
+    // The README sends a reader to docs/ for the measurements, and both name source files
+    // and scripts: a file moved or renamed must not leave them pointing at nothing.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut documents = vec![root.join("README.md")];
+    for entry in std::fs::read_dir(root.join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            documents.push(path);
+        }
+    }
+    assert!(documents.len() > 1, "no Markdown under docs/");
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for document in &documents {
+        let text = std::fs::read_to_string(document).unwrap();
+        for (line, path) in repository_paths(&text) {
+            // A glob names a folder's files; an example is named as cargo runs it.
+            let path = path.split('*').next().unwrap();
+            let found = root.join(path).exists()
+                || (path.starts_with("examples/") && root.join(format!("{path}.rs")).exists());
+            checked += 1;
+            if !found {
+                let name = document.strip_prefix(root).unwrap().display();
+                missing.push(format!("{name}:{line}: `{path}`"));
+            }
+        }
+    }
+    assert!(
+        checked > 20,
+        "only {checked} paths found: is the scan broken?"
+    );
+    assert!(
+        missing.is_empty(),
+        "named but not in the repository:\n{}",
+        missing.join("\n")
+    );
+}
+
+#[test]
+fn the_scan_finds_repository_paths_in_backticks_and_nothing_else() {
+    let text = "see `src/stability/plan.rs` and `docs/gone.md`, not `cargo test` or `src dir`";
+    assert_eq!(
+        repository_paths(text),
+        vec![(1, "src/stability/plan.rs"), (1, "docs/gone.md")]
+    );
+}
