@@ -147,19 +147,36 @@ fn the_readmes_balance_summary_and_likeness_figures_are_the_examples() {
 }
 
 /// The repository paths that `text` names in backticks (`src/…`, `docs/…`, `scripts/…`
-/// and the other top-level folders), each with the line it is on.
+/// and the other top-level folders), each with the line it is on. Inline code may run
+/// over a line break, as Markdown allows; fenced blocks are left out.
 fn repository_paths(text: &str) -> Vec<(usize, &str)> {
     const FOLDERS: &str = "src/ docs/ scripts/ tests/ examples/ profiles/ firmware-bridge/ \
                            xtask/ udev/ benches/ fuzz/ .ci/";
     let mut paths = Vec::new();
+    let mut fenced = false;
+    let mut quoted = false;
     for (n, line) in text.lines().enumerate() {
-        for (i, quoted) in line.split('`').enumerate() {
-            let is_path = i % 2 == 1
-                && !quoted.contains(char::is_whitespace)
-                && FOLDERS.split_whitespace().any(|f| quoted.starts_with(f));
-            if is_path {
-                paths.push((n + 1, quoted));
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        for (i, piece) in line.split('`').enumerate() {
+            if i > 0 {
+                quoted = !quoted;
             }
+            let is_path = quoted
+                && !piece.contains(char::is_whitespace)
+                && FOLDERS.split_whitespace().any(|f| piece.starts_with(f));
+            if is_path {
+                paths.push((n + 1, piece));
+            }
+        }
+        // A paragraph's end closes whatever its backticks left open.
+        if line.trim().is_empty() {
+            quoted = false;
         }
     }
     paths
@@ -207,9 +224,20 @@ fn the_files_the_readme_and_the_docs_name_are_in_the_repository() {
 
 #[test]
 fn the_scan_finds_repository_paths_in_backticks_and_nothing_else() {
-    let text = "see `src/stability/plan.rs` and `docs/gone.md`, not `cargo test` or `src dir`";
+    let text = "see `src/stability/plan.rs` and `docs/gone.md`, not `cargo test` or `src dir`\n\
+                `cargo run\n\
+                --example x`, then `docs/speed.md`\n\
+                ```sh\n\
+                `src/in-a-fence.rs`\n\
+                ```\n\
+                and `src/lib.rs`";
     assert_eq!(
         repository_paths(text),
-        vec![(1, "src/stability/plan.rs"), (1, "docs/gone.md")]
+        vec![
+            (1, "src/stability/plan.rs"),
+            (1, "docs/gone.md"),
+            (3, "docs/speed.md"),
+            (7, "src/lib.rs")
+        ]
     );
 }
