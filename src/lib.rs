@@ -21,6 +21,8 @@ pub mod link;
 pub mod mtn;
 pub mod oda;
 pub mod pipeline;
+#[cfg(feature = "cli")]
+pub mod progress;
 pub mod retarget;
 pub mod robot;
 pub mod source;

@@ -18,7 +18,7 @@ fn main() -> ExitCode {
         }
     };
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(aibo_motion::progress::Log)
         .with_max_level(level)
         .without_time()
         .with_target(false)

@@ -62,7 +62,7 @@ impl From<Legs> for LegMode {
         }
     }
 }
-use aibo_motion::{fsio, mtn};
+use aibo_motion::{fsio, mtn, progress, terminal};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
@@ -70,6 +70,7 @@ use serde_json::json;
 use std::fmt::Write as _;
 use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 /// Build an MTN motion from motion capture (BVH, ASF/AMC, MRTK) or from its JSON form.
 #[derive(Debug, clap::Args)]
@@ -202,8 +203,22 @@ pub fn run(args: Args) -> Result<Outcome> {
         || args.output.is_dir()
         || args.output.to_string_lossy().ends_with('/');
     if !batch {
-        let summary = build_one(&args, &args.inputs[0], &args.output)?;
-        report(&args, &summary)?;
+        // A long take builds for seconds (balanced, its walks felt and the motion proved
+        // on the simulated robot): a spinner says it is under way.
+        let input = &args.inputs[0];
+        let spinner = progress::Shown::new(
+            ProgressBar::new_spinner().with_style(
+                ProgressStyle::with_template("{spinner} building {msg} {elapsed}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            ),
+        );
+        spinner
+            .bar()
+            .set_message(terminal::shown(&input.display().to_string()));
+        spinner.bar().enable_steady_tick(Duration::from_millis(100));
+        let built = build_one(&args, input, &args.output);
+        drop(spinner);
+        report(&args, &built?)?;
         return Ok(Outcome::Success);
     }
     if fsio::is_stdio(&args.output) {
@@ -244,10 +259,13 @@ pub fn run(args: Args) -> Result<Outcome> {
             clash.1.display()
         );
     }
-    let progress = ProgressBar::new(args.inputs.len() as u64).with_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} {wide_msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let shown = progress::Shown::new(
+        ProgressBar::new(args.inputs.len() as u64).with_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} {wide_msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ),
     );
+    let progress = shown.bar();
     // Each input on rayon's pool; a build that panics is caught and counted as failed,
     // so a batch never drops an input without a word.
     let results: Vec<Result<Summary>> = args
@@ -255,7 +273,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         .par_iter()
         .zip(&outputs)
         .map(|(input, output)| {
-            progress.set_message(input.display().to_string());
+            progress.set_message(terminal::shown(&input.display().to_string()));
             let result =
                 std::panic::catch_unwind(AssertUnwindSafe(|| build_one(&args, input, output)))
                     .unwrap_or_else(|panic| {
@@ -269,7 +287,7 @@ pub fn run(args: Args) -> Result<Outcome> {
             result
         })
         .collect();
-    progress.finish_and_clear();
+    drop(shown);
 
     let mut failed = Vec::new();
     let mut built = Vec::new();

@@ -386,7 +386,7 @@ fn stats_text(r: &PlayReport) -> String {
 
 /// One live line on stderr: time, frame, link quality (hidden when not a terminal).
 struct ProgressLine {
-    bar: indicatif::ProgressBar,
+    shown: aibo_motion::progress::Shown,
 }
 
 impl ProgressLine {
@@ -396,7 +396,9 @@ impl ProgressLine {
             indicatif::ProgressStyle::with_template("{msg}")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
         );
-        ProgressLine { bar }
+        ProgressLine {
+            shown: aibo_motion::progress::Shown::new(bar),
+        }
     }
 
     fn show(&mut self, p: &Progress) {
@@ -422,15 +424,16 @@ impl ProgressLine {
                 }
             )
         });
-        self.bar.set_message(format!(
+        self.shown.bar().set_message(format!(
             "{t:6.2}/{total:.2} s  frame {}/{}  link {}{bridge}",
             p.frame, p.frames, p.link
         ));
-        self.bar.tick();
+        self.shown.bar().tick();
     }
 
-    fn finish(&self) {
-        self.bar.finish_and_clear();
+    /// Cleared from the terminal.
+    fn finish(self) {
+        drop(self.shown);
     }
 }
 

@@ -5,6 +5,7 @@ use aibo_motion::fsio;
 use aibo_motion::keyframes;
 use aibo_motion::mtn::Motion;
 use aibo_motion::pipeline;
+use aibo_motion::progress;
 use aibo_motion::retarget::{self, locomotion};
 use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::probe::FileKind;
@@ -165,7 +166,7 @@ pub(super) fn showing<T>(simulation: impl FnOnce(&mut dyn FnMut(physics::Progres
 /// as indicatif hides it, when stderr is no terminal).
 struct Bar {
     started: Instant,
-    bar: Option<indicatif::ProgressBar>,
+    bar: Option<progress::Shown>,
 }
 
 impl Bar {
@@ -184,13 +185,16 @@ impl Bar {
             return;
         }
         let bar = self.bar.get_or_insert_with(|| {
-            indicatif::ProgressBar::new(total_ms).with_style(
-                indicatif::ProgressStyle::with_template(
-                    "simulating {bar:30} {msg} of the motion, {eta} left",
-                )
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            progress::Shown::new(
+                indicatif::ProgressBar::new(total_ms).with_style(
+                    indicatif::ProgressStyle::with_template(
+                        "simulating {bar:30} {msg} of the motion, {eta} left",
+                    )
+                    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+                ),
             )
         });
+        let bar = bar.bar();
         bar.set_position(done_ms);
         bar.set_message(format!(
             "{:.0} s of {:.0} s",
@@ -200,9 +204,8 @@ impl Bar {
     }
 
     fn done(self) {
-        if let Some(bar) = self.bar {
-            bar.finish_and_clear();
-        }
+        // Dropped, the bar is cleared.
+        drop(self.bar);
     }
 }
 

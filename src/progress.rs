@@ -1,0 +1,179 @@
+//! Progress on stderr that the log's lines do not break. A command's bar or spinner is
+//! [`Shown`] while it runs; the log's writer ([`Log`]) clears it before each line and
+//! draws it again after, so a warning is a line of its own, never written after a bar's
+//! half-drawn text or cleared with it.
+
+use std::io::{self, Write};
+use std::sync::Mutex;
+
+use indicatif::ProgressBar;
+
+/// The bar on stderr now, if any.
+static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+/// A bar or spinner shown while this lives: the log writes around it, and it is cleared
+/// when this is dropped.
+pub struct Shown {
+    bar: ProgressBar,
+}
+
+impl Shown {
+    /// Shows `bar` (indicatif hides it where its target is no terminal).
+    pub fn new(bar: ProgressBar) -> Shown {
+        *shown() = Some(bar.clone());
+        Shown { bar }
+    }
+
+    /// The bar, to move on and relabel.
+    pub fn bar(&self) -> &ProgressBar {
+        &self.bar
+    }
+}
+
+impl Drop for Shown {
+    fn drop(&mut self) {
+        *shown() = None;
+        self.bar.finish_and_clear();
+    }
+}
+
+/// The slot, also after a thread panicked holding it (it holds a handle, nothing torn).
+fn shown() -> std::sync::MutexGuard<'static, Option<ProgressBar>> {
+    SHOWN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Writes `line` to `sink` with the shown bar, if any, cleared meanwhile.
+fn write_around(sink: &mut dyn Write, line: &[u8]) -> io::Result<()> {
+    // A clone of the handle: the bar's own lock is taken in `suspend`, not ours.
+    let bar = shown().clone();
+    let mut write = || sink.write_all(line).and_then(|()| sink.flush());
+    match bar {
+        Some(bar) => bar.suspend(write),
+        None => write(),
+    }
+}
+
+/// The log's writer (`tracing_subscriber`'s `with_writer`): stderr, around the bar. The
+/// formatter writes each event whole, so each event is one cleared-and-redrawn line.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Log;
+
+impl Write for Log {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        write_around(&mut io::stderr().lock(), buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        io::stderr().flush()
+    }
+}
+
+impl<'a> tracing_subscriber::fmt::MakeWriter<'a> for Log {
+    type Writer = Log;
+
+    fn make_writer(&'a self) -> Log {
+        Log
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use indicatif::{ProgressDrawTarget, ProgressStyle, TermLike};
+    use std::sync::{Arc, Mutex as StdMutex};
+
+    /// A terminal that records what is drawn on it, in one log with the sink's writes.
+    #[derive(Debug, Clone)]
+    struct Recorder(Arc<StdMutex<Vec<String>>>);
+
+    impl Recorder {
+        fn push(&self, what: String) -> io::Result<()> {
+            self.0.lock().unwrap().push(what);
+            Ok(())
+        }
+    }
+
+    impl TermLike for Recorder {
+        fn width(&self) -> u16 {
+            80
+        }
+        fn move_cursor_up(&self, _: usize) -> io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_down(&self, _: usize) -> io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_right(&self, _: usize) -> io::Result<()> {
+            Ok(())
+        }
+        fn move_cursor_left(&self, _: usize) -> io::Result<()> {
+            Ok(())
+        }
+        fn write_line(&self, s: &str) -> io::Result<()> {
+            self.push(format!("bar {s}"))
+        }
+        fn write_str(&self, s: &str) -> io::Result<()> {
+            self.push(format!("bar {s}"))
+        }
+        fn clear_line(&self) -> io::Result<()> {
+            self.push("clear".into())
+        }
+        fn flush(&self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Write for Recorder {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.push(format!("log {}", String::from_utf8_lossy(buf).trim_end()))?;
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_log_line_is_written_with_the_bar_cleared_and_the_bar_drawn_again_after() {
+        let record = Recorder(Arc::new(StdMutex::new(Vec::new())));
+        let bar = ProgressBar::with_draw_target(
+            Some(3),
+            ProgressDrawTarget::term_like(Box::new(record.clone())),
+        )
+        .with_style(ProgressStyle::with_template("{pos}/{len} {msg}").unwrap());
+        let shown = Shown::new(bar);
+        shown.bar().set_message("dance.bvh");
+        shown.bar().inc(1);
+        // Drawn now, whatever indicatif's rate limit would let through.
+        shown.bar().suspend(|| ());
+        let mut sink = record.clone();
+        write_around(
+            &mut sink,
+            b" WARN dance.bvh: 120 frames per second assumed\n",
+        )
+        .unwrap();
+        let log = record.0.lock().unwrap().clone();
+        let line = log.iter().position(|l| l.starts_with("log")).unwrap();
+        assert_eq!(
+            log[line],
+            "log  WARN dance.bvh: 120 frames per second assumed"
+        );
+        // The bar was on the terminal, and is cleared before the line is written...
+        let drawn = log[..line]
+            .iter()
+            .rposition(|l| l.contains("1/3 dance.bvh"));
+        let cleared = log[..line].iter().rposition(|l| l == "clear");
+        assert!(drawn.is_some() && cleared > drawn, "{log:?}");
+        // ...and drawn again after it.
+        assert!(
+            log[line + 1..].iter().any(|l| l.contains("1/3 dance.bvh")),
+            "{log:?}"
+        );
+        drop(shown);
+        // Gone, the log writes as it is.
+        let before = record.0.lock().unwrap().len();
+        write_around(&mut sink, b"next\n").unwrap();
+        assert_eq!(record.0.lock().unwrap()[before..], ["log next".to_string()]);
+    }
+}
