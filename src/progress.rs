@@ -18,8 +18,12 @@ pub struct Shown {
 }
 
 impl Shown {
-    /// Shows `bar` (indicatif hides it where its target is no terminal).
+    /// Shows `bar` (indicatif hides it where its target is no terminal), unless the
+    /// command is quiet (`-q`: only errors on stderr).
     pub fn new(bar: ProgressBar) -> Shown {
+        if !tracing::enabled!(tracing::Level::WARN) {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        }
         *shown() = Some(bar.clone());
         Shown { bar }
     }
@@ -134,8 +138,30 @@ mod tests {
         }
     }
 
+    /// The shown bar is one slot for the process: its tests take turns.
+    static TURN: StdMutex<()> = StdMutex::new(());
+
+    /// A subscriber that logs at `level`, as `main` sets one up.
+    fn logging(level: tracing::Level) -> impl tracing::Subscriber {
+        tracing_subscriber::fmt()
+            .with_max_level(level)
+            .with_writer(io::sink)
+            .finish()
+    }
+
+    #[test]
+    fn a_quiet_command_shows_no_bar() {
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let shown = tracing::subscriber::with_default(logging(tracing::Level::ERROR), || {
+            Shown::new(ProgressBar::new(3))
+        });
+        assert!(shown.bar().is_hidden());
+    }
+
     #[test]
     fn a_log_line_is_written_with_the_bar_cleared_and_the_bar_drawn_again_after() {
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let _logging = tracing::subscriber::set_default(logging(tracing::Level::WARN));
         let record = Recorder(Arc::new(StdMutex::new(Vec::new())));
         let bar = ProgressBar::with_draw_target(
             Some(3),
