@@ -64,7 +64,9 @@ pub struct Log;
 
 impl Write for Log {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        write_around(&mut io::stderr().lock(), buf)?;
+        // Not stderr's lock over the bar's: its ticking thread takes the bar's, then
+        // stderr's, and the other order here could deadlock with it.
+        write_around(&mut io::stderr(), buf)?;
         Ok(buf.len())
     }
 
