@@ -4,8 +4,8 @@
 //! → `link` → the robot's `firmware-bridge` → servos.
 //!
 //! Features: `link` (playing on a robot: tokio, serialport), `view` (`plot` and
-//! `preview`: plotters) and `cli` (the commands, with both, and `docs`: their completion
-//! scripts and manual pages). Without them the library is the codecs, the readers,
+//! `preview`: plotters) and `cli` (the commands, with both, `docs`: their completion
+//! scripts and manual pages, and `progress`: their progress bars). Without them the library is the codecs, the readers,
 //! retargeting and `check`.
 
 pub mod binary;
