@@ -5,8 +5,8 @@
 //!
 //! Features: `link` (playing on a robot: tokio, serialport), `view` (`plot` and
 //! `preview`: plotters) and `cli` (the commands, with both, `docs`: their completion
-//! scripts and manual pages, and `progress`: their progress bars). Without them the library is the codecs, the readers,
-//! retargeting and `check`.
+//! scripts and manual pages, and `progress`: their progress bars). Without them the
+//! library is the codecs, the readers, retargeting and `check`.
 
 pub mod binary;
 pub mod check;

@@ -64,7 +64,7 @@ pub enum Balance {
     Off,
     /// Kept on its feet, the centre of mass this far inside the support (mm), or the
     /// profile's default; `stance_spots`: the planted paws on the neutral stance's spots
-    /// always, never where the performer's legs stand (see [`plan_way`]).
+    /// always, never where the performer's legs stand (see `plan_way`).
     On {
         margin_mm: Option<f64>,
         stance_spots: bool,
@@ -200,7 +200,7 @@ pub struct Kept {
     pub physics: crate::stability::physics::Report,
     /// How many times the stage was sent back.
     pub repairs: usize,
-    /// Where the paws stand, where it is not the stance's spots (see [`plan_way`]).
+    /// Where the paws stand, where it is not the stance's spots (see `plan_way`).
     pub spots_moved: Option<MovedSpots>,
     /// Where the performance waits for a walk to finish (in the take's seconds): the
     /// rows, the tracks and the plan play it with the waits in.

@@ -54,15 +54,15 @@ const HIND_BACK_MM: f64 = 40.0;
 pub enum Spots {
     /// Where the performer's legs put them.
     Performers,
-    /// The stance's spots, the front paws [`FRONT_FORWARD_MM`] further forward.
+    /// The stance's spots, the front paws `FRONT_FORWARD_MM` further forward.
     FrontForward,
     /// Where the performer's legs put them, the front paws further forward and in.
     PerformersFrontForward,
     /// The hind paws where the performer's legs put them, the body lower for the legs
-    /// to reach ([`HIND_LOWER_MM`]), the front paws forward of the stance's spots.
+    /// to reach (`HIND_LOWER_MM`), the front paws forward of the stance's spots.
     PerformersHind,
     /// Where the performer's legs put them, the hind paws further back
-    /// ([`HIND_BACK_MM`]).
+    /// (`HIND_BACK_MM`).
     PerformersHindBack,
 }
 

@@ -354,7 +354,7 @@ impl Gait {
     /// moves along the path slower than the performer did (`Gait::path_pace`), up to
     /// `WARP_S` late. It starts and ends in the stand: it sways over before its first
     /// step; once it has the path behind it, it walks on until it gets there (at most
-    /// [`CATCH_UP_S`], longer where it faces away as [`catch_up_s`] says; a trot near
+    /// [`CATCH_UP_S`], longer where it faces away as `catch_up_s` says; a trot near
     /// there finishes in the crawl), steps each paw back to
     /// its place, and sways back. With `until`, it is back in the stand by that row
     /// (what follows needs the legs): it stops following in time to step home.

@@ -75,7 +75,7 @@ const SOLVER_SUBSTEPS: usize = 16;
 /// How finely the solver resolves each 8 ms frame.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Solver {
-    /// [`SOLVER_SUBSTEPS`] substeps of one iteration: what `build` steers its walks by
+    /// `SOLVER_SUBSTEPS` substeps of one iteration: what `build` steers its walks by
     /// and proves its motions on, and what the judges use.
     #[default]
     Standard,

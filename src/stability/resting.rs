@@ -9,8 +9,8 @@
 //! as Sony's robots do: on the rump or the belly, in a posture every judge knows the
 //! robot rests in (the profile's `sit` and `sleep`, `statics`' postures).
 //!
-//! So where the performer's hips stay [`KNEEL_DROP`] of the leg's length lower than
-//! they stand for at least [`MIN_KNEEL_S`], the robot rests in the profile's posture
+//! So where the performer's hips stay `KNEEL_DROP` of the leg's length lower than
+//! they stand for at least `MIN_KNEEL_S`, the robot rests in the profile's posture
 //! (other than `stand`) whose legs are nearest the performer's retargeted legs there:
 //! its legs and body pitch go in joint space from the stage's row into the posture,
 //! hold it, and come back to the stage's row, each ramp eased and within every joint's

@@ -42,7 +42,7 @@
 //! gets: tipping takes time, and the motion may bring the centre of mass back first.
 //! Through each unstable stretch the robot is also turned as a rigid body pivoting on
 //! the edge it tips over, from rest, with its inertia about that edge from the mass
-//! model ([`rocking`]). A stretch longer than [`SPAN_FAULT_MS`] in which it turns at most
+//! model (`rocking`). A stretch longer than [`SPAN_FAULT_MS`] in which it turns at most
 //! [`ROCK_DEG`] and comes back onto its support rocks: reported, no fault.
 
 use glam::{DQuat, DVec2, DVec3};
@@ -78,7 +78,7 @@ pub const DEFAULT_MARGIN_MM: f64 = 10.0;
 pub const SPAN_FAULT_MS: u64 = 100;
 
 /// An unstable span longer than [`SPAN_FAULT_MS`] in which the robot turns no further
-/// than this on its edge before the motion brings its centre of mass back ([`rocking`])
+/// than this on its edge before the motion brings its centre of mass back (`rocking`)
 /// rocks back; further, it tips (degrees: the simulation's bound for leaning onto
 /// anything the motion does not mean to rest on).
 pub const ROCK_DEG: f64 = 15.0;
@@ -123,12 +123,12 @@ impl Body {
 
     /// The body's roll and pitch (radians, as a motion carries them; no yaw) that stand a
     /// pose on its paws, for a pose that carries no attitude (a stream of joint angles):
-    /// - all four paws level within [`LEVEL_PAWS_MM`], pitched up as far as a sit
-    ///   ([`SIT_PITCH_DEG`]: Sony's stand to sit pitches the body 28° on four paws), but
-    ///   not rolled or pitched down further than [`RAISED_PAW_DEG`] (that is a pair of
+    /// - all four paws level within `LEVEL_PAWS_MM`, pitched up as far as a sit
+    ///   (`SIT_PITCH_DEG`: Sony's stand to sit pitches the body 28° on four paws), but
+    ///   not rolled or pitched down further than `RAISED_PAW_DEG` (that is a pair of
     ///   paws raised together, both front or both left);
     /// - else three paws level and the fourth above them, where that leaves the body
-    ///   within [`RAISED_PAW_DEG`] of level (one paw raised while standing);
+    ///   within `RAISED_PAW_DEG` of level (one paw raised while standing);
     /// - else `None`: two paws raised (a trot, or both arms up) leave three paws level
     ///   only with a raised one among them, which a pose alone cannot tell.
     ///
@@ -529,7 +529,7 @@ pub struct Span {
     /// holds (Sony's player and the bridge both do): it tips however short it looks.
     pub held: bool,
     /// The most the robot turns on its edge, from the span's start until it is back on
-    /// its support, pivoting from rest as [`rocking`] models it, degrees.
+    /// its support, pivoting from rest as `rocking` models it, degrees.
     pub rock_deg: f64,
 }
 
