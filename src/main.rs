@@ -49,6 +49,7 @@ fn remove_temporaries_when_interrupted() {
     };
     std::thread::spawn(move || {
         if let Some(signal) = signals.forever().next() {
+            aibo_motion::progress::clear();
             aibo_motion::fsio::remove_pending();
             std::process::exit(128 + signal);
         }

@@ -41,6 +41,14 @@ impl Drop for Shown {
     }
 }
 
+/// Clears the shown bar, if any, from the terminal: for a command stopped by a signal,
+/// which exits without dropping it.
+pub fn clear() {
+    if let Some(bar) = shown().take() {
+        bar.finish_and_clear();
+    }
+}
+
 /// The slot, also after a thread panicked holding it (it holds a handle, nothing torn).
 fn shown() -> std::sync::MutexGuard<'static, Option<ProgressBar>> {
     SHOWN.lock().unwrap_or_else(|e| e.into_inner())
@@ -149,6 +157,28 @@ mod tests {
             .with_max_level(level)
             .with_writer(io::sink)
             .finish()
+    }
+
+    #[test]
+    fn a_signal_clears_the_bar_from_the_terminal() {
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let _logging = tracing::subscriber::set_default(logging(tracing::Level::WARN));
+        let record = Recorder(Arc::new(StdMutex::new(Vec::new())));
+        let bar = ProgressBar::with_draw_target(
+            None,
+            ProgressDrawTarget::term_like(Box::new(record.clone())),
+        )
+        .with_style(ProgressStyle::with_template("building {msg}").unwrap());
+        let spinner = Shown::new(bar);
+        spinner.bar().set_message("dance.bvh");
+        spinner.bar().suspend(|| ());
+        clear();
+        let log = record.0.lock().unwrap().clone();
+        let drawn = log.iter().rposition(|l| l.contains("building dance.bvh"));
+        assert!(drawn.is_some(), "{log:?}");
+        assert!(log.iter().rposition(|l| l == "clear") > drawn, "{log:?}");
+        // Nothing is left to write around.
+        assert!(shown().is_none());
     }
 
     #[test]
