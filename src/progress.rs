@@ -159,16 +159,23 @@ mod tests {
             .finish()
     }
 
+    /// A bar of `len` (a spinner: none) drawn with `template` on a recording terminal,
+    /// and the recorder.
+    fn recorded(len: Option<u64>, template: &str) -> (ProgressBar, Recorder) {
+        let record = Recorder(Arc::new(StdMutex::new(Vec::new())));
+        let bar = ProgressBar::with_draw_target(
+            len,
+            ProgressDrawTarget::term_like(Box::new(record.clone())),
+        )
+        .with_style(ProgressStyle::with_template(template).unwrap());
+        (bar, record)
+    }
+
     #[test]
     fn a_signal_clears_the_bar_from_the_terminal() {
         let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         let _logging = tracing::subscriber::set_default(logging(tracing::Level::WARN));
-        let record = Recorder(Arc::new(StdMutex::new(Vec::new())));
-        let bar = ProgressBar::with_draw_target(
-            None,
-            ProgressDrawTarget::term_like(Box::new(record.clone())),
-        )
-        .with_style(ProgressStyle::with_template("building {msg}").unwrap());
+        let (bar, record) = recorded(None, "building {msg}");
         let spinner = Shown::new(bar);
         spinner.bar().set_message("dance.bvh");
         spinner.bar().suspend(|| ());
@@ -194,12 +201,7 @@ mod tests {
     fn a_log_line_is_written_with_the_bar_cleared_and_the_bar_drawn_again_after() {
         let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
         let _logging = tracing::subscriber::set_default(logging(tracing::Level::WARN));
-        let record = Recorder(Arc::new(StdMutex::new(Vec::new())));
-        let bar = ProgressBar::with_draw_target(
-            Some(3),
-            ProgressDrawTarget::term_like(Box::new(record.clone())),
-        )
-        .with_style(ProgressStyle::with_template("{pos}/{len} {msg}").unwrap());
+        let (bar, record) = recorded(Some(3), "{pos}/{len} {msg}");
         let shown = Shown::new(bar);
         shown.bar().set_message("dance.bvh");
         shown.bar().inc(1);
