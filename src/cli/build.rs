@@ -208,7 +208,7 @@ pub fn run(args: Args) -> Result<Outcome> {
         let input = &args.inputs[0];
         let spinner = progress::Shown::new(
             ProgressBar::new_spinner().with_style(
-                ProgressStyle::with_template("{spinner} building {msg} {elapsed}")
+                ProgressStyle::with_template("{spinner} {elapsed:>3} building {wide_msg}")
                     .unwrap_or_else(|_| ProgressStyle::default_spinner()),
             ),
         );
