@@ -3,7 +3,8 @@
 #![no_main]
 
 use aibo_motion::robot::profile::Profile;
-use aibo_motion::{export, mtn, plot, preview};
+use aibo_motion::mtn;
+use aibo_motion::view::{export, plot, preview};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
