@@ -2,13 +2,15 @@
 //! without a panic, whatever its joint count, values or segment lengths.
 #![no_main]
 
-use aibo_motion::robot::profile::Profile;
 use aibo_motion::mtn;
+use aibo_motion::robot::profile::Profile;
 use aibo_motion::view::{export, plot, preview};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(decoded) = mtn::decode(data) else { return };
+    let Ok(decoded) = mtn::decode(data) else {
+        return;
+    };
     let motion = decoded.motion;
     let profile = Profile::for_design_label(&motion.design_label)
         .or_else(|| Profile::builtin("ERS-7"))
