@@ -24,7 +24,7 @@ impl Shown {
         if !tracing::enabled!(tracing::Level::WARN) {
             bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
         }
-        *shown() = Some(bar.clone());
+        *slot() = Some(bar.clone());
         Shown { bar }
     }
 
@@ -36,7 +36,7 @@ impl Shown {
 
 impl Drop for Shown {
     fn drop(&mut self) {
-        *shown() = None;
+        *slot() = None;
         self.bar.finish_and_clear();
     }
 }
@@ -44,20 +44,20 @@ impl Drop for Shown {
 /// Clears the shown bar, if any, from the terminal: for a command stopped by a signal,
 /// which exits without dropping it.
 pub fn clear() {
-    if let Some(bar) = shown().take() {
+    if let Some(bar) = slot().take() {
         bar.finish_and_clear();
     }
 }
 
 /// The slot, also after a thread panicked holding it (it holds a handle, nothing torn).
-fn shown() -> std::sync::MutexGuard<'static, Option<ProgressBar>> {
+fn slot() -> std::sync::MutexGuard<'static, Option<ProgressBar>> {
     SHOWN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Writes `line` to `sink` with the shown bar, if any, cleared meanwhile.
 fn write_around(sink: &mut dyn Write, line: &[u8]) -> io::Result<()> {
     // A clone of the handle: the bar's own lock is taken in `suspend`, not ours.
-    let bar = shown().clone();
+    let bar = slot().clone();
     let mut write = || sink.write_all(line).and_then(|()| sink.flush());
     match bar {
         Some(bar) => bar.suspend(write),
@@ -185,7 +185,7 @@ mod tests {
         assert!(drawn.is_some(), "{log:?}");
         assert!(log.iter().rposition(|l| l == "clear") > drawn, "{log:?}");
         // Nothing is left to write around.
-        assert!(shown().is_none());
+        assert!(slot().is_none());
     }
 
     #[test]
