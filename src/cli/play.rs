@@ -7,7 +7,7 @@ use anyhow::{bail, Context, Result};
 use firmware_bridge::{Key, State};
 use serde_json::json;
 
-use super::{json_text, load_motion, print_stdout, Outcome};
+use super::{json_text, load_motion, print_stdout, shown, Outcome};
 use aibo_motion::edit;
 use aibo_motion::link::{self, Ending, Endpoint, Mode, PlayOptions, PlayReport, Progress};
 use aibo_motion::robot::profile::Profile;
@@ -80,10 +80,11 @@ pub struct LinkArgs {
 /// Ctrl-C stops the motion: the robot holds, then goes to its rest posture. A dropped
 /// link is retried for a few seconds and the stream resumes at the frame then due.
 ///
-/// Exit status 1 when the robot did not play the motion as sent: it stalled and went to
-/// rest mid-motion, it did not end holding the last pose, or more than 1% of the
-/// motion's 8 ms frames never played (late or lost on the way). The robot's own counters
-/// say so, in one line on stderr (all of them with --stats).
+/// It ends with one line on stderr: how much of the motion the robot played, by its own
+/// counters (all of them with --stats). Exit status 1 when the robot did not play the
+/// motion as sent: it stalled and went to rest mid-motion, it did not end holding the
+/// last pose, or more than 1% of the motion's 8 ms frames never played (late or lost on
+/// the way).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     aibo-motion play dance.mtn --port /dev/ttyUSB0\n  \
@@ -250,7 +251,28 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
             eprintln!("aibo-motion: {why}");
             Ok(Outcome::Finding)
         }
-        None => Ok(Outcome::Success),
+        None => {
+            let times = match opts.loops {
+                1 => String::new(),
+                n => format!(" {n} times"),
+            };
+            let robot = report.bridge.as_ref().map_or_else(
+                || format!("robot at {}", opts.endpoint),
+                |b| format!("{} at {}", shown(&b.model), opts.endpoint),
+            );
+            let asked = match &args.file {
+                Some(file) => format!(
+                    "sent {}{times} to the {robot}",
+                    shown(&file.display().to_string())
+                ),
+                None => format!(
+                    "asked the {robot} to play its stored motion {}{times}",
+                    shown(&opts.name)
+                ),
+            };
+            eprintln!("{asked}: {}", report.played());
+            Ok(Outcome::Success)
+        }
     }
 }
 
@@ -428,7 +450,6 @@ impl ProgressLine {
             "{t:6.2}/{total:.2} s  frame {}/{}  link {}{bridge}",
             p.frame, p.frames, p.link
         ));
-        self.shown.bar().tick();
     }
 
     /// Cleared from the terminal.

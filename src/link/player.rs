@@ -187,17 +187,12 @@ impl PlayReport {
         })
     }
 
-    /// Why the robot did not play the motion as sent, as one sentence for people; `None`
-    /// when it did (it played all but [`UNPLAYED_SHARE_ALLOWED`] of the 8 ms frames and
-    /// did not give up), or when only a stop asked of it cut the motion short.
-    pub fn shortfall(&self) -> Option<String> {
-        if self.ending == Ending::Interrupted {
-            return None;
-        }
+    /// How much of the motion the robot played, by its own count, and what went wrong on
+    /// the way as the bridge and the host counted it.
+    fn how_much_played(&self) -> String {
         let counted = self.counted();
         let played = counted.map(|c| u64::from(c.played));
         let expected = self.expected_ticks;
-        // What went wrong on the way, as the bridge and the host counted it.
         let mut troubles: Vec<String> = counted.map_or(Vec::new(), |c| {
             c.named()
                 .iter()
@@ -212,7 +207,7 @@ impl PlayReport {
             troubles.push(format!("skipped by the host {}", self.frames_skipped));
         }
         let troubles: String = troubles.iter().map(|t| format!("; {t}")).collect();
-        let how_much = match played {
+        match played {
             Some(p) if expected > 0 => format!(
                 "it played {:.0}% of the motion ({} of {} frames of 8 ms{troubles})",
                 100.0 * p as f64 / expected as f64,
@@ -221,7 +216,29 @@ impl PlayReport {
             ),
             Some(p) => format!("it played {p} frames of 8 ms{troubles}"),
             None => "how much it played is unknown (no status from the robot)".into(),
+        }
+    }
+
+    /// What a play that went as sent did, as the end of one sentence for people: how
+    /// much the robot played by its own count, and that it holds the last pose.
+    pub fn played(&self) -> String {
+        let holds = match self.status.and_then(|s| State::from_u8(s.state)) {
+            Some(State::Holding) => "; it holds the last pose",
+            _ => "",
         };
+        format!("{}{holds}", self.how_much_played())
+    }
+
+    /// Why the robot did not play the motion as sent, as one sentence for people; `None`
+    /// when it did (it played all but [`UNPLAYED_SHARE_ALLOWED`] of the 8 ms frames and
+    /// did not give up), or when only a stop asked of it cut the motion short.
+    pub fn shortfall(&self) -> Option<String> {
+        if self.ending == Ending::Interrupted {
+            return None;
+        }
+        let played = self.counted().map(|c| u64::from(c.played));
+        let expected = self.expected_ticks;
+        let how_much = self.how_much_played();
         if let Some((state, frame)) = self.gave_up {
             return Some(format!(
                 "the robot did not play the motion as sent: frames stopped reaching it, and by \

@@ -124,6 +124,16 @@ fn the_command_line_plays_a_file_and_refuses_another_model() {
         "{}",
         common::stdout(&out)
     );
+    // It ends saying what the robot played by its own count, which is what the
+    // server recorded below.
+    let said = common::stderr(&out);
+    assert!(
+        said.starts_with(&format!(
+            "sent {f} to the ERS-7 at tcp://{}: ",
+            server.address
+        )) && said.trim_end().ends_with("; it holds the last pose"),
+        "{said}"
+    );
 
     // The same motion labelled for an ERS-210 is refused without touching the robot.
     let mut other = ers7_motion();
@@ -139,6 +149,11 @@ fn the_command_line_plays_a_file_and_refuses_another_model() {
     );
     let (_, _, rows) = server.stop();
     assert_eq!(poses(&rows), dense(&ers7_motion(), 1));
+    let n = rows.len();
+    assert!(
+        said.contains(&format!("({n} of {n} frames of 8 ms)")),
+        "{said}"
+    );
 }
 
 /// A TCP relay between the host and the server that can corrupt or cut the stream.
