@@ -2,6 +2,8 @@
 
 use super::{motion_to_view, Outcome, ViewArgs};
 use aibo_motion::fsio;
+use aibo_motion::stability::physics;
+use aibo_motion::view::preview;
 use anyhow::{anyhow, bail, Result};
 use std::path::PathBuf;
 
@@ -63,18 +65,24 @@ pub fn run(args: Args) -> Result<Outcome> {
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let figure = if args.physics {
-        aibo_motion::view::preview::Figure::Physics
+        preview::Figure::Physics
     } else {
-        aibo_motion::view::preview::Figure::Kinematic
+        preview::Figure::Kinematic
     };
-    let text = if html {
-        if args.at.is_some() {
-            bail!("--at draws a still: write it to an .svg file");
-        }
-        aibo_motion::view::preview::html(&motion, &profile, &title, figure)
-    } else {
-        aibo_motion::view::preview::svg(&motion, &profile, &title, args.at, figure)
+    if html && args.at.is_some() {
+        bail!("--at draws a still: write it to an .svg file");
     }
+    // `simulate`'s progress bar, for a long motion's simulation.
+    let text = super::simulate::showing(|shown| {
+        let progress = &mut |done_ms, total_ms| {
+            shown(physics::Progress::Simulated { done_ms, total_ms });
+        };
+        if html {
+            preview::html(&motion, &profile, &title, figure, progress)
+        } else {
+            preview::svg(&motion, &profile, &title, args.at, figure, progress)
+        }
+    })
     .map_err(|e| anyhow!("{}: {e}", args.file.display()))?;
     fsio::write_bytes(&args.output, &[&args.file], text.as_bytes())?;
     let what = match (html, args.at) {

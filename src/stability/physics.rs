@@ -1188,12 +1188,14 @@ fn run(
 }
 
 /// The skeleton's bones where the simulation has them (mm, as [`Robot::bones_mm`]) at the
-/// dense frames `indices` (in order), for `preview --physics`.
+/// dense frames `indices` (in order), for `preview --physics`; `progress` hears how far
+/// the simulation has come, each whole second, as [`simulate_showing`]'s does.
 pub fn bones_at(
     motion: &Motion,
     profile: &Profile,
     torque_nm: f64,
     indices: &[u64],
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<Vec<Vec<DVec3>>, BalanceError> {
     // Played frame by frame up to the last index: as long as the static test allows.
     super::testable_frames(motion)?;
@@ -1213,9 +1215,17 @@ pub fn bones_at(
     };
     let mut out = Vec::with_capacity(indices.len());
     let mut wanted = indices.iter().peekable();
+    let total_ms = indices.last().map_or(0, |&last| last * DENSE_FRAME_MS);
     for (k, f) in mtn::dense_frames(motion).enumerate() {
         let angles = columns.angles(profile, &f);
         robot.step(&angles);
+        let t_ms = k as u64 * DENSE_FRAME_MS;
+        if t_ms.is_multiple_of(1000) {
+            progress(Progress::Simulated {
+                done_ms: t_ms,
+                total_ms,
+            });
+        }
         while wanted.peek() == Some(&&(k as u64)) {
             out.push(robot.bones_mm(&angles));
             wanted.next();

@@ -204,19 +204,27 @@ impl Support {
     }
 }
 
-/// The bones where the simulation has them at the dense frames `indices`.
+/// The bones where the simulation has them at the dense frames `indices`; `progress`
+/// hears how far it has come (ms played, of ms to play), each whole second.
 fn simulated(
     motion: &Motion,
     profile: &Profile,
     indices: &[u64],
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Vec<Vec<DVec3>>, PreviewError> {
     #[cfg(feature = "physics")]
     {
-        let mut frames = crate::stability::physics::bones_at(
+        use crate::stability::physics::{self, Progress};
+        let mut frames = physics::bones_at(
             motion,
             profile,
-            crate::stability::physics::SERVO_TORQUE_NM,
+            physics::SERVO_TORQUE_NM,
             indices,
+            &mut |p| {
+                if let Progress::Simulated { done_ms, total_ms } = p {
+                    progress(done_ms, total_ms);
+                }
+            },
         )
         .map_err(|e| PreviewError::Physics(e.to_string()))?;
         // The simulation has the paws' centres a paw's radius over the floor; the figure
@@ -229,7 +237,7 @@ fn simulated(
     }
     #[cfg(not(feature = "physics"))]
     {
-        let _ = (motion, profile, indices);
+        let _ = (motion, profile, indices, progress);
         Err(PreviewError::Physics(
             "this build has no physics (the `physics` feature)".into(),
         ))
@@ -241,6 +249,7 @@ fn sample(
     motion: &Motion,
     profile: &Profile,
     body: Figure,
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<Samples, PreviewError> {
     // The 16 ms grid, or sparser for long motions; frames are computed one by one, so a
     // motion of hours (or a hostile file) costs no more than a short one.
@@ -261,7 +270,7 @@ fn sample(
     };
     let step_s = (stride * DENSE_FRAME_MS) as f64 / 1000.0;
     if body == Figure::Physics {
-        let mut frames = simulated(motion, profile, &indices)?;
+        let mut frames = simulated(motion, profile, &indices, progress)?;
         let down = simulated_down(figure, &frames);
         fit_to_views(&mut frames);
         return Ok(Samples {
@@ -615,13 +624,15 @@ fn xml_escape(s: &str) -> String {
 }
 
 /// An animated SVG (SMIL: every line's ends move through the samples, looping). With
-/// `at_s`, a still SVG of that moment instead.
+/// `at_s`, a still SVG of that moment instead. With [`Figure::Physics`], `progress` hears
+/// how far the simulation has come (ms played, of ms to play), each whole second.
 pub fn svg(
     motion: &Motion,
     profile: &Profile,
     title: &str,
     at_s: Option<f64>,
     body: Figure,
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<String, PreviewError> {
     let figure = StickFigure::of(profile)?;
     let count = mtn::dense_frame_count(motion);
@@ -635,7 +646,7 @@ pub fn svg(
             let stride = 2u64.max((index + 1).div_ceil(MAX_SAMPLES as u64));
             let mut indices: Vec<u64> = (0..index).step_by(stride as usize).collect();
             indices.push(index);
-            let mut frames = simulated(motion, profile, &indices)?;
+            let mut frames = simulated(motion, profile, &indices, progress)?;
             let down = simulated_down(&figure, &frames);
             fit_to_views(&mut frames);
             let footfalls = footfalls(&figure, &frames, &down);
@@ -649,8 +660,10 @@ pub fn svg(
                 support: None,
             }
         }
-        (Some(t), Figure::Kinematic) => sample(&figure, &frame_of(motion, t), profile, body)?,
-        (None, _) => sample(&figure, motion, profile, body)?,
+        (Some(t), Figure::Kinematic) => {
+            sample(&figure, &frame_of(motion, t), profile, body, progress)?
+        }
+        (None, _) => sample(&figure, motion, profile, body, progress)?,
     };
     let (w, h) = (2.0 * VIEW_W, HEADER + VIEW_H);
     let mut out = format!(
@@ -716,15 +729,16 @@ pub fn svg(
 }
 
 /// An HTML page with the same figure drawn on a canvas by a short script, at true
-/// speed, looping, with the time shown.
+/// speed, looping, with the time shown; `progress` as [`svg`]'s.
 pub fn html(
     motion: &Motion,
     profile: &Profile,
     title: &str,
     body: Figure,
+    progress: &mut dyn FnMut(u64, u64),
 ) -> Result<String, PreviewError> {
     let figure = StickFigure::of(profile)?;
-    let samples = sample(&figure, motion, profile, body)?;
+    let samples = sample(&figure, motion, profile, body, progress)?;
     let (w, h) = (2.0 * VIEW_W, HEADER + VIEW_H);
     // Per sample: the support polygon's points, the centre of mass, and 1 while it tips.
     let support = samples.support.as_ref().map_or("[]".to_string(), |all| {
