@@ -6,7 +6,9 @@ use aibo_motion::stick::actions;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(list) = actions::decode(data) else { return };
+    let Ok(list) = actions::decode(data) else {
+        return;
+    };
     let bytes = list.encode();
     let again = actions::decode(&bytes).expect("a written list reads");
     assert_eq!(again.encode(), bytes);

@@ -7,11 +7,18 @@ use firmware_bridge::{Bridge, Config, Key, Model, MODELS};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&control, bytes)) = data.split_first() else { return };
+    let Some((&control, bytes)) = data.split_first() else {
+        return;
+    };
     let model: &'static Model = &MODELS[usize::from(control & 3) % MODELS.len()];
     let key = (control & 4 != 0).then(|| Key::new([0x5a; 32]));
     let chunk = usize::from(control >> 3) + 1;
-    let config = Config { key, hold_ticks: 3, max_keyframes: 64, ..Config::default() };
+    let config = Config {
+        key,
+        hold_ticks: 3,
+        max_keyframes: 64,
+        ..Config::default()
+    };
     let mut bridge = Bridge::new(model, config, &[]);
     let mut previous = bridge.applied().to_vec();
     let check = |pose: &[i32], previous: &mut Vec<i32>| {

@@ -10,8 +10,8 @@ use aibo_motion::keyframes;
 use aibo_motion::likeness::Figure;
 use aibo_motion::mtn;
 use aibo_motion::pipeline::{build, Balance, BuildOptions, Locomotion, TPose, Timing};
-use aibo_motion::robot::profile::Profile;
 use aibo_motion::retarget::{self, Neutral};
+use aibo_motion::robot::profile::Profile;
 use aibo_motion::source::bvh;
 use libfuzzer_sys::fuzz_target;
 
@@ -56,7 +56,11 @@ fuzz_target!(|data: &[u8]| {
     for model in ["ERS-210", "ERS-7"] {
         let profile = Profile::builtin(model).unwrap();
         if let Ok(built) = build(&clip, &profile, &options) {
-            assert!(built.t_pose.lead + built.t_pose.trail < clip.frames, "{:?}", built.t_pose);
+            assert!(
+                built.t_pose.lead + built.t_pose.trail < clip.frames,
+                "{:?}",
+                built.t_pose
+            );
             if let Some(l) = built.likeness(&profile) {
                 let sane = |f: &Figure| {
                     (0.0..=180.0).contains(&f.median_deg)
@@ -65,7 +69,7 @@ fuzz_target!(|data: &[u8]| {
                 };
                 assert!(sane(&l.overall), "{l:?}");
                 assert!(l.segments.iter().all(|s| sane(&s.figure)), "{l:?}");
-                assert!(l.head.as_ref().map_or(true, sane), "{l:?}");
+                assert!(l.head.as_ref().is_none_or(sane), "{l:?}");
             }
             if let Some(kept) = &built.balance {
                 assert!(kept.margin_mm.is_finite() && kept.repairs <= 4, "{kept:?}");

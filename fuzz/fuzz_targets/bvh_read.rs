@@ -2,8 +2,8 @@
 //! and a clip it returns is consistent and poses without panicking.
 #![no_main]
 
-use aibo_motion::source::kinematics::world_pose;
 use aibo_motion::source::bvh;
+use aibo_motion::source::kinematics::world_pose;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -33,12 +33,20 @@ fuzz_target!(|data: &[u8]| {
             lines += 1;
         };
         let _ = console
-            .drain(Duration::from_millis(1), Duration::from_millis(50), &mut each)
+            .drain(
+                Duration::from_millis(1),
+                Duration::from_millis(50),
+                &mut each,
+            )
             .and_then(|()| console.command("PLAY:ACTION:fuzz", wait, &mut each))
             .and_then(|_| console.command("WAIT", wait, &mut each));
         drop(console);
     }
     // The peer hung up: nothing waits on a deadline.
-    assert!(started.elapsed() < Duration::from_secs(4), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
     peer.join().unwrap();
 });

@@ -6,7 +6,9 @@ use aibo_motion::stick::mwc;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(decoded) = mwc::decode(data) else { return };
+    let Ok(decoded) = mwc::decode(data) else {
+        return;
+    };
     let bytes = mwc::encode(&decoded.catalogue, &decoded.packing).expect("a read catalogue writes");
     let again = mwc::decode(&bytes).expect("a written catalogue reads");
     assert_eq!(again, decoded);

@@ -18,7 +18,14 @@ fuzz_target!(|data: &[u8]| {
     let _ = plot::svg(&motion, &profile, "fuzz");
     let kinematic = preview::Figure::Kinematic;
     let _ = preview::svg(&motion, &profile, "fuzz", None, kinematic, &mut |_, _| {});
-    let _ = preview::svg(&motion, &profile, "fuzz", Some(1.5), kinematic, &mut |_, _| {});
+    let _ = preview::svg(
+        &motion,
+        &profile,
+        "fuzz",
+        Some(1.5),
+        kinematic,
+        &mut |_, _| {},
+    );
     let _ = preview::html(&motion, &profile, "fuzz", kinematic, &mut |_, _| {});
     // Exports write every frame (up to a million, ~230 MB of text): only short ones
     // here, so the fuzzer spends its time on variety rather than on writing.
