@@ -77,6 +77,22 @@ fn tcp_hint(e: &std::io::Error) -> String {
 
 /// A serial port that would not open, with what to try.
 fn serial_hint(e: &serialport::Error) -> String {
+    // serialport opens a port for itself alone (TIOCEXCL, and an flock that root's
+    // opens meet too). Another holder fails the open as NoDevice, told apart by its
+    // description: EBUSY's "Device or resource busy", or the flock's.
+    let busy = matches!(
+        e.kind(),
+        serialport::ErrorKind::Io(std::io::ErrorKind::ResourceBusy)
+    ) || ["busy", "exclusive lock"]
+        .iter()
+        .any(|said| e.description.contains(said));
+    if busy {
+        return format!(
+            "{e}: another program has the port open (another `aibo-motion play` or \
+             `upload`, a serial terminal such as screen or minicom, or ModemManager, which \
+             udev/README.md's rules keep away): close it and try again"
+        );
+    }
     match e.kind() {
         serialport::ErrorKind::NoDevice
         | serialport::ErrorKind::Io(std::io::ErrorKind::NotFound) => {

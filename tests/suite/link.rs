@@ -1179,6 +1179,30 @@ fn a_robot_that_is_not_there_gets_a_hint_of_what_to_try() {
     );
 }
 
+#[test]
+fn a_port_another_program_holds_is_named_busy_and_left_to_it() {
+    // The robot's pty, held open by another program as serialport opens a port: for
+    // itself alone (TIOCEXCL and an flock, which root's opens meet too).
+    let server = Server::start("ERS-7", Config::default(), Transport::Pty);
+    let holder = serialport::new(&server.address, 115_200).open().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("link.mtn");
+    std::fs::write(&file, aibo_motion::mtn::encode(&ers7_motion()).unwrap()).unwrap();
+    let out = common::run(&["play", file.to_str().unwrap(), "--port", &server.address]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = common::stderr(&out);
+    assert!(
+        err.contains("another program has the port open") && err.contains("close it"),
+        "{err}"
+    );
+    // Nothing reached the robot; once the holder lets go, the same command plays.
+    drop(holder);
+    let out = common::run(&["play", file.to_str().unwrap(), "--port", &server.address]);
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let (_, _, rows) = server.stop();
+    assert_eq!(poses(&rows), dense(&ers7_motion(), 1));
+}
+
 /// What carries a pose from the host: a stream frame or an uploaded keyframe.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Sent {
