@@ -114,7 +114,15 @@ pub enum Ending {
     /// The robot gave up mid-stream (its watchdog took it to rest), so the host stopped
     /// sending: frames to a resting robot are dropped.
     RobotGaveUp,
+    /// The robot stopped answering mid-stream though the link stayed up (another host
+    /// took it over, say: `aibo-joint-server` listens to its newest link only), so the
+    /// host stopped sending: [`PlayReport::went_silent`] says when.
+    RobotSilent,
 }
+
+/// A streaming robot that has answered none of the host's status requests (sent every
+/// 100 ms) for this long has stopped listening to this link.
+const SILENT_FOR: Duration = Duration::from_secs(3);
 
 /// The share of a motion's 8 ms frames a robot may leave unplayed (skipped on a late
 /// host, lost on the line) before a play counts as not played as sent.
@@ -146,6 +154,9 @@ pub struct PlayReport {
     /// When the robot gave up: the state it reported, and the 16 ms frame the host
     /// was at.
     pub gave_up: Option<(State, u64)>,
+    /// The 16 ms frame the host was at when the robot had answered nothing for
+    /// [`SILENT_FOR`].
+    pub went_silent: Option<u64>,
     /// 8 ms ticks of the way in from where the robot was to the motion's first pose
     /// (streamed before it, and counted in `expected_ticks`).
     pub lead_in_ticks: u64,
@@ -166,6 +177,7 @@ impl PlayReport {
             expected_ticks,
             stalls: 0,
             gave_up: None,
+            went_silent: None,
             lead_in_ticks: 0,
         }
     }
@@ -208,9 +220,11 @@ impl PlayReport {
         }
         let troubles: String = troubles.iter().map(|t| format!("; {t}")).collect();
         match played {
+            // The bridge's count can run a few frames over the motion's (seen where it
+            // had dropped another host's stream for this one): both stop at all of it.
             Some(p) if expected > 0 => format!(
                 "it played {:.0}% of the motion ({} of {} frames of 8 ms{troubles})",
-                100.0 * p as f64 / expected as f64,
+                100.0 * p.min(expected) as f64 / expected as f64,
                 p.min(expected),
                 expected
             ),
@@ -239,6 +253,17 @@ impl PlayReport {
         let played = self.counted().map(|c| u64::from(c.played));
         let expected = self.expected_ticks;
         let how_much = self.how_much_played();
+        if let Some(frame) = self.went_silent {
+            return Some(format!(
+                "the robot did not play the motion as sent: by {:.2} s (frame {frame} of {}) it \
+                 had answered nothing for {} s though the link was up, so the rest was not \
+                 sent (has another host taken it over? aibo-joint-server listens to its \
+                 newest link only); {how_much}",
+                frame as f64 * FRAME_PERIOD.as_secs_f64(),
+                self.frames,
+                SILENT_FOR.as_secs()
+            ));
+        }
         if let Some((state, frame)) = self.gave_up {
             return Some(format!(
                 "the robot did not play the motion as sent: frames stopped reaching it, and by \
@@ -748,11 +773,15 @@ async fn stream(
     let mut pacer = spawn_pacer(schedule, frames);
     let mut next = 0u64;
     let mut status_poll = tokio::time::interval(Duration::from_millis(100));
+    let mut answered = Instant::now();
     while next < frames {
         if opts.interrupt.load(Ordering::Relaxed) {
             return interrupted(client, report, opts).await;
         }
+        // In this order: a frame due goes first, and a reply waiting is read before the
+        // robot is taken for silent (after a host stalled for seconds, say).
         tokio::select! {
+            biased;
             paced = pacer.recv() => {
                 let Some((k, deadline)) = paced else { break };
                 // The pacer skipped what could not arrive in time; the rest all goes.
@@ -772,6 +801,7 @@ async fn stream(
             }
             reply = client.recv() => match reply {
                 Ok(Reply::Status(s)) => {
+                    answered = Instant::now();
                     let was = report.status.and_then(|p| State::from_u8(p.state));
                     report.status = Some(s);
                     progress(&Progress { frame: next, frames, status: Some(s), link: "ok".into() });
@@ -786,13 +816,20 @@ async fn stream(
                         _ => {}
                     }
                 }
-                Ok(_) => {}
+                Ok(_) => answered = Instant::now(),
                 Err(_) => {
                     (client, schedule, pacer) =
                         resume(opts, &info, &mut report, &mut next, &schedule, progress).await?;
+                    answered = Instant::now();
                 }
             },
             _ = status_poll.tick() => {
+                // Frames to a robot that no longer listens to this link go nowhere.
+                if answered.elapsed() > SILENT_FOR {
+                    report.went_silent = Some(next);
+                    report.ending = Ending::RobotSilent;
+                    return Ok(report);
+                }
                 let _ = client.send(&Message::StatusRequest);
             }
         }

@@ -1103,6 +1103,33 @@ fn a_stalled_link_makes_play_say_the_robot_gave_up() {
 }
 
 #[test]
+fn a_stream_the_robot_stops_answering_ends_there_and_says_why() {
+    // Another host connects mid-stream, and the bridge listens to its newest link only.
+    // The first host, answered no more though its link is up, stops sending within
+    // seconds, not at the end of a motion that goes nowhere.
+    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+    let (motion, _) = aibo_motion::edit::scale_time(&ers7_motion(), 0.05, None).unwrap();
+    let opts = options(Endpoint::Tcp(server.address.clone()), Mode::Stream);
+    let first = std::thread::spawn(move || link::play(&motion, &opts, &mut |_| {}));
+    std::thread::sleep(Duration::from_secs(1));
+    let other = TcpStream::connect(&server.address).unwrap();
+    let report = first.join().unwrap().expect("the link stays open");
+    drop(other);
+    assert_eq!(report.ending, Ending::RobotSilent);
+    let at = report.went_silent.unwrap();
+    assert!(at < report.frames, "it stopped before the end: {at}");
+    assert!(report.frames_sent <= at, "{} sent", report.frames_sent);
+    let why = report.shortfall().unwrap();
+    assert!(
+        why.starts_with("the robot did not play the motion as sent: by ")
+            && why.contains("it had answered nothing for 3 s though the link was up")
+            && why.contains("% of the motion ("),
+        "{why}"
+    );
+    server.stop();
+}
+
+#[test]
 fn the_command_line_exits_1_with_the_truth_when_the_link_stalls() {
     let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
     let relay = stalling_relay(&server.address, 3_000, Duration::from_secs(2));

@@ -38,6 +38,8 @@ use firmware_bridge::{Bridge, Config, Key, Model};
 )]
 struct Args {
     /// Listen on this TCP address (port 0 picks a free port; the address is printed).
+    /// One host at a time: a host that connects takes the robot over from the one before,
+    /// which is answered no more (the robot holds its pose, as when a link drops).
     #[arg(long, value_name = "ADDR")]
     tcp: Option<SocketAddr>,
     /// Use this serial device.

@@ -440,6 +440,10 @@ fn play(robot: &Robot, motion: &Motion, interrupt: &Arc<AtomicBool>) -> Result<b
                 None => Ok(true),
             }
         }
+        // Only a stream goes silent (this plays uploads): a failure, said as `play` says it.
+        Ending::RobotSilent => Err(report
+            .shortfall()
+            .unwrap_or_else(|| "the robot stopped answering".into())),
         // The bridge holds, then ramps to its rest posture.
         Ending::Interrupted | Ending::RobotGaveUp => {
             if let Some(rest) = robot.model.rest_posture() {
