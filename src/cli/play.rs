@@ -84,8 +84,8 @@ pub struct LinkArgs {
 /// counters (all of them with --stats). Exit status 1 when the robot did not play the
 /// motion as sent: it stalled and went to rest mid-motion, it did not end holding the
 /// last pose, more than 1% of the motion's 8 ms frames never played (late or lost on
-/// the way), or it answered nothing for 3 s mid-stream though the link was up (another
-/// host took it over, say), and the rest was not sent.
+/// the way), or it answered nothing for 3 s mid-play though the link was up (another
+/// host took it over, say): the rest is not sent, or a stored motion no longer waited on.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples:\n  \
     aibo-motion play dance.mtn --port /dev/ttyUSB0\n  \

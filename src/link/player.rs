@@ -122,7 +122,7 @@ pub enum Ending {
 
 /// A streaming robot that has answered none of the host's status requests (sent every
 /// 100 ms) for this long has stopped listening to this link.
-const SILENT_FOR: Duration = Duration::from_secs(3);
+pub(super) const SILENT_FOR: Duration = Duration::from_secs(3);
 
 /// The share of a motion's 8 ms frames a robot may leave unplayed (skipped on a late
 /// host, lost on the line) before a play counts as not played as sent.
@@ -254,11 +254,18 @@ impl PlayReport {
         let expected = self.expected_ticks;
         let how_much = self.how_much_played();
         if let Some(frame) = self.went_silent {
+            // Streamed, the host stopped sending; stored, the robot plays on its own clock
+            // and only what it did is unknown. A stored play sends no frames on time.
+            let so = if self.lateness_us.is_empty() {
+                "how it went on is unknown"
+            } else {
+                "the rest was not sent"
+            };
             return Some(format!(
                 "the robot did not play the motion as sent: by {:.2} s (frame {frame} of {}) it \
-                 had answered nothing for {} s though the link was up, so the rest was not \
-                 sent (has another host taken it over? aibo-joint-server listens to its \
-                 newest link only); {how_much}",
+                 had answered nothing for {} s though the link was up, so {so} (has another \
+                 host taken it over? aibo-joint-server listens to its newest link only); \
+                 {how_much}",
                 frame as f64 * FRAME_PERIOD.as_secs_f64(),
                 self.frames,
                 SILENT_FOR.as_secs()

@@ -2,13 +2,13 @@
 //! one the bridge holds, by name, watching its status.
 
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use firmware_bridge::message::{ack, Angles, Message};
 use firmware_bridge::State;
 
 use super::client::{ack_text, BridgeInfo, Client, Reply};
-use super::player::{reconnect, session, Ending, PlayOptions, PlayReport, Progress};
+use super::player::{reconnect, session, Ending, PlayOptions, PlayReport, Progress, SILENT_FOR};
 use super::transport::Endpoint;
 use super::LinkError;
 use crate::mtn::Motion;
@@ -148,6 +148,7 @@ pub(super) async fn play_stored(
     }
     let mut poll = tokio::time::interval(Duration::from_millis(100));
     let mut started = false;
+    let mut answered = Instant::now();
     loop {
         if opts.interrupt.load(Ordering::Relaxed) {
             let _ = client.request(&Message::Stop, opts.connect_timeout).await;
@@ -155,15 +156,12 @@ pub(super) async fn play_stored(
             report.status = client.last_status;
             return Ok(report);
         }
+        // A reply waiting is read before the robot is taken for silent.
         tokio::select! {
-            _ = poll.tick() => {
-                if client.send(&Message::StatusRequest).is_err() {
-                    // The bridge plays on by itself; only the monitoring is lost.
-                    *client = reconnect(opts, &mut report, 0, progress).await?;
-                }
-            }
+            biased;
             reply = client.recv() => match reply {
                 Ok(Reply::Status(s)) => {
+                    answered = Instant::now();
                     report.status = Some(s);
                     let state = State::from_u8(s.state);
                     started |= state == Some(State::Playing);
@@ -176,9 +174,27 @@ pub(super) async fn play_stored(
                         return Ok(report);
                     }
                 }
-                Ok(_) => {}
-                Err(_) => *client = reconnect(opts, &mut report, 0, progress).await?,
+                Ok(_) => answered = Instant::now(),
+                Err(_) => {
+                    *client = reconnect(opts, &mut report, 0, progress).await?;
+                    answered = Instant::now();
+                }
             },
+            _ = poll.tick() => {
+                // Waited on for ever, a robot that no longer answers this link (another
+                // host took it over, say) would hang the command.
+                if answered.elapsed() > SILENT_FOR {
+                    report.went_silent =
+                        Some(report.status.map_or(0, |s| u64::from(s.position) / 2));
+                    report.ending = Ending::RobotSilent;
+                    return Ok(report);
+                }
+                if client.send(&Message::StatusRequest).is_err() {
+                    // The bridge plays on by itself; only the monitoring is lost.
+                    *client = reconnect(opts, &mut report, 0, progress).await?;
+                    answered = Instant::now();
+                }
+            }
         }
     }
 }

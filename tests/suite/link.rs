@@ -1103,30 +1103,42 @@ fn a_stalled_link_makes_play_say_the_robot_gave_up() {
 }
 
 #[test]
-fn a_stream_the_robot_stops_answering_ends_there_and_says_why() {
-    // Another host connects mid-stream, and the bridge listens to its newest link only.
-    // The first host, answered no more though its link is up, stops sending within
-    // seconds, not at the end of a motion that goes nowhere.
-    let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
-    let (motion, _) = aibo_motion::edit::scale_time(&ers7_motion(), 0.05, None).unwrap();
-    let opts = options(Endpoint::Tcp(server.address.clone()), Mode::Stream);
-    let first = std::thread::spawn(move || link::play(&motion, &opts, &mut |_| {}));
-    std::thread::sleep(Duration::from_secs(1));
-    let other = TcpStream::connect(&server.address).unwrap();
-    let report = first.join().unwrap().expect("the link stays open");
-    drop(other);
-    assert_eq!(report.ending, Ending::RobotSilent);
-    let at = report.went_silent.unwrap();
-    assert!(at < report.frames, "it stopped before the end: {at}");
-    assert!(report.frames_sent <= at, "{} sent", report.frames_sent);
-    let why = report.shortfall().unwrap();
-    assert!(
-        why.starts_with("the robot did not play the motion as sent: by ")
-            && why.contains("it had answered nothing for 3 s though the link was up")
-            && why.contains("% of the motion ("),
-        "{why}"
-    );
-    server.stop();
+fn a_play_the_robot_stops_answering_ends_there_and_says_why() {
+    // Another host connects mid-play, and the simulated robot listens to its newest link
+    // only. The first host, answered no more though its link is up, gives up within
+    // seconds: streaming, it stops sending the rest into nothing; stored, it stops
+    // waiting for an end it would never hear of (it waited for ever).
+    for (mode, so) in [
+        (Mode::Stream, "so the rest was not sent"),
+        (Mode::Upload, "so how it went on is unknown"),
+    ] {
+        let server = Server::start("ERS-7", Config::default(), Transport::Tcp);
+        let (motion, _) = aibo_motion::edit::scale_time(&ers7_motion(), 0.05, None).unwrap();
+        let opts = options(Endpoint::Tcp(server.address.clone()), mode);
+        let first = std::thread::spawn(move || link::play(&motion, &opts, &mut |_| {}));
+        std::thread::sleep(Duration::from_secs(1));
+        let other = TcpStream::connect(&server.address).unwrap();
+        let report = first.join().unwrap().expect("the link stays open");
+        drop(other);
+        assert_eq!(report.ending, Ending::RobotSilent, "{mode:?}");
+        let at = report.went_silent.unwrap();
+        assert!(
+            at < report.frames,
+            "{mode:?}: it stopped before the end: {at}"
+        );
+        if mode == Mode::Stream {
+            assert!(report.frames_sent <= at, "{} sent", report.frames_sent);
+        }
+        let why = report.shortfall().unwrap();
+        assert!(
+            why.starts_with("the robot did not play the motion as sent: by ")
+                && why.contains("it had answered nothing for 3 s though the link was up")
+                && why.contains(so)
+                && why.contains("% of the motion ("),
+            "{mode:?}: {why}"
+        );
+        server.stop();
+    }
 }
 
 #[test]
