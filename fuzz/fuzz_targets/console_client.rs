@@ -7,11 +7,21 @@
 use aibo_motion::stick::console::Console;
 use libfuzzer_sys::fuzz_target;
 use std::io::{Read, Write};
-use std::net::TcpListener;
+use std::net::{Ipv4Addr, TcpListener};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
+/// Each run's peer listens on the next address of 127.0.0.0/8: a closed connection
+/// stays in TIME_WAIT for a minute, and at hundreds of runs a second one address's
+/// ephemeral ports ran out (bind failed with AddrInUse after 28 000 runs).
+fn next_loopback() -> Ipv4Addr {
+    static RUNS: AtomicU32 = AtomicU32::new(0);
+    let n = RUNS.fetch_add(1, Ordering::Relaxed) % 0x00ff_fffe;
+    Ipv4Addr::from(0x7f00_0001 + n)
+}
+
 fuzz_target!(|data: &[u8]| {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let listener = TcpListener::bind((next_loopback(), 0)).unwrap();
     let address = listener.local_addr().unwrap().to_string();
     let script = data.to_vec();
     let peer = std::thread::spawn(move || {
