@@ -114,14 +114,15 @@ pub enum Ending {
     /// The robot gave up mid-stream (its watchdog took it to rest), so the host stopped
     /// sending: frames to a resting robot are dropped.
     RobotGaveUp,
-    /// The robot stopped answering mid-stream though the link stayed up (another host
-    /// took it over, say: `aibo-joint-server` listens to its newest link only), so the
-    /// host stopped sending: [`PlayReport::went_silent`] says when.
+    /// The robot stopped answering mid-play though the link stayed up (another host took
+    /// it over, say: `aibo-joint-server` listens to its newest link only), so the host
+    /// stopped sending, or stopped waiting for a stored motion's end:
+    /// [`PlayReport::went_silent`] says when.
     RobotSilent,
 }
 
-/// A streaming robot that has answered none of the host's status requests (sent every
-/// 100 ms) for this long has stopped listening to this link.
+/// A robot that has answered none of the host's status requests (sent every 100 ms) for
+/// this long, mid-play, has stopped listening to this link.
 pub(super) const SILENT_FOR: Duration = Duration::from_secs(3);
 
 /// The share of a motion's 8 ms frames a robot may leave unplayed (skipped on a late
@@ -154,8 +155,8 @@ pub struct PlayReport {
     /// When the robot gave up: the state it reported, and the 16 ms frame the host
     /// was at.
     pub gave_up: Option<(State, u64)>,
-    /// The 16 ms frame the host was at when the robot had answered nothing for
-    /// [`SILENT_FOR`].
+    /// The 16 ms frame the host was at (streamed) or the robot last said it was at
+    /// (stored) when the robot had answered nothing for `SILENT_FOR` (3 s).
     pub went_silent: Option<u64>,
     /// 8 ms ticks of the way in from where the robot was to the motion's first pose
     /// (streamed before it, and counted in `expected_ticks`).
@@ -254,8 +255,8 @@ impl PlayReport {
         let expected = self.expected_ticks;
         let how_much = self.how_much_played();
         if let Some(frame) = self.went_silent {
-            // Streamed, the host stopped sending; stored, the robot plays on its own clock
-            // and only what it did is unknown. A stored play sends no frames on time.
+            // Streamed, the host stopped sending; stored (no frame was sent on a
+            // schedule), the robot plays on its own clock and what it did is unknown.
             let so = if self.lateness_us.is_empty() {
                 "how it went on is unknown"
             } else {
