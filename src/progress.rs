@@ -4,28 +4,34 @@
 //! half-drawn text or cleared with it.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use indicatif::ProgressBar;
 
-/// The bar on stderr now, if any.
-static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
+/// The bars shown now, the newest last: one may be shown inside another (`play`'s line
+/// while its balance gate runs the simulation's bar), and the log writes around the
+/// newest; each is known by its number.
+static SHOWN: Mutex<Vec<(u64, ProgressBar)>> = Mutex::new(Vec::new());
 
 /// A bar or spinner shown while this lives: the log writes around it, and it is cleared
 /// when this is dropped.
 pub struct Shown {
     bar: ProgressBar,
+    id: u64,
 }
 
 impl Shown {
     /// Shows `bar` (indicatif hides it where its target is no terminal), unless the
     /// command is quiet (`-q`: only errors on stderr).
     pub fn new(bar: ProgressBar) -> Shown {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
         if !tracing::enabled!(tracing::Level::WARN) {
             bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
         }
-        *slot() = Some(bar.clone());
-        Shown { bar }
+        let id = NEXT.fetch_add(1, Ordering::Relaxed);
+        slot().push((id, bar.clone()));
+        Shown { bar, id }
     }
 
     /// The bar, to move on and relabel.
@@ -36,28 +42,28 @@ impl Shown {
 
 impl Drop for Shown {
     fn drop(&mut self) {
-        *slot() = None;
+        slot().retain(|(id, _)| *id != self.id);
         self.bar.finish_and_clear();
     }
 }
 
-/// Clears the shown bar, if any, from the terminal: for a command stopped by a signal,
-/// which exits without dropping it.
+/// Clears the shown bars, if any, from the terminal: for a command stopped by a signal,
+/// which exits without dropping them.
 pub fn clear() {
-    if let Some(bar) = slot().take() {
+    for (_, bar) in std::mem::take(&mut *slot()) {
         bar.finish_and_clear();
     }
 }
 
-/// The slot, also after a thread panicked holding it (it holds a handle, nothing torn).
-fn slot() -> std::sync::MutexGuard<'static, Option<ProgressBar>> {
+/// The bars, also after a thread panicked holding them (they are handles, nothing torn).
+fn slot() -> std::sync::MutexGuard<'static, Vec<(u64, ProgressBar)>> {
     SHOWN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Writes `line` to `sink` with the shown bar, if any, cleared meanwhile.
 fn write_around(sink: &mut dyn Write, line: &[u8]) -> io::Result<()> {
     // A clone of the handle: the bar's own lock is taken in `suspend`, not ours.
-    let bar = slot().clone();
+    let bar = slot().last().map(|(_, bar)| bar.clone());
     let mut write = || sink.write_all(line).and_then(|()| sink.flush());
     match bar {
         Some(bar) => bar.suspend(write),
@@ -185,7 +191,7 @@ mod tests {
         assert!(drawn.is_some(), "{log:?}");
         assert!(log.iter().rposition(|l| l == "clear") > drawn, "{log:?}");
         // Nothing is left to write around.
-        assert!(slot().is_none());
+        assert!(slot().is_empty());
     }
 
     #[test]
@@ -235,5 +241,30 @@ mod tests {
         let before = record.0.lock().unwrap().len();
         write_around(&mut sink, b"next\n").unwrap();
         assert_eq!(record.0.lock().unwrap()[before..], ["log next".to_string()]);
+    }
+
+    #[test]
+    fn a_bar_shown_inside_another_gives_the_log_back_to_it_when_it_goes() {
+        // `play` shows its line, and its balance gate then the simulation's bar while
+        // it tests the motion: once that is gone, the log still writes around the line.
+        let _turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        let _logging = tracing::subscriber::set_default(logging(tracing::Level::WARN));
+        let (line, record) = recorded(None, "playing {msg}");
+        let outer = Shown::new(line);
+        outer.bar().set_message("dance.mtn");
+        let (inner, _) = recorded(Some(10), "simulating {pos}");
+        drop(Shown::new(inner));
+        outer.bar().suspend(|| ());
+        let mut sink = record.clone();
+        write_around(&mut sink, b" WARN the link dropped\n").unwrap();
+        let log = record.0.lock().unwrap().clone();
+        let written = log.iter().position(|l| l.starts_with("log")).unwrap();
+        let drawn = log[..written]
+            .iter()
+            .rposition(|l| l.contains("playing dance.mtn"));
+        let cleared = log[..written].iter().rposition(|l| l == "clear");
+        assert!(drawn.is_some() && cleared > drawn, "{log:?}");
+        drop(outer);
+        assert!(slot().is_empty());
     }
 }

@@ -195,14 +195,17 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
     opts.mode = args.mode.into();
     opts.loops = args.loops;
     opts.retry_for = Duration::from_secs_f64(args.retry);
-    let mut bar = ProgressLine::new();
+    // Shown from when the robot is reached: `before_sending`'s balance gate shows the
+    // simulation's bar of its own first.
+    let mut bar: Option<ProgressLine> = None;
+    let mut show = |p: &Progress| bar.get_or_insert_with(ProgressLine::new).show(p);
     let report = match &args.file {
         None => {
             let Some(name) = &args.name else {
                 bail!("name a motion file to play, or --name NAME for one the robot holds");
             };
             opts.name = name.clone();
-            link::play_named(&opts, &mut |p| bar.show(p))?
+            link::play_named(&opts, &mut show)?
         }
         Some(file) => {
             let mut motion = load_motion(file)?.motion;
@@ -227,10 +230,12 @@ pub fn run_play(args: PlayArgs) -> Result<Outcome> {
                 opts.way_in_check = Some(super::gate::way_in_check(profile, file, args.link.force));
             }
             opts.name = store_name(args.name.as_deref(), file);
-            link::play(&motion, &opts, &mut |p| bar.show(p)).map_err(anyhow::Error::from)?
+            link::play(&motion, &opts, &mut show).map_err(anyhow::Error::from)?
         }
     };
-    bar.finish();
+    if let Some(bar) = bar {
+        bar.finish();
+    }
     if report.lead_in_ticks > 0 {
         tracing::info!(
             "eased from where the robot stood into the motion's first pose over {:.2} s (a quarter of joint speed)",
